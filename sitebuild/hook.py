@@ -1,0 +1,186 @@
+"""The MkDocs side of the build: measure, then hand the results to pages.
+
+1. on_config: run every snippet listed in `extra.build_snippets` (mkdocs.yml) through
+   snippet_runs.py, and turn each template under notebooks/ into a notebook.
+2. on_files: add their outputs as generated files: measured/<snippet>/<file> and
+   notebooks/<name>.ipynb (which mkdocs-jupyter then executes and renders).
+3. on_page_markdown: render each page as a Jinja template, so prose, tables and figures
+   come from the results: {{ selu_benchmark.text.jit_vs_eager }}, {{ table("selu_benchmark",
+   "headline") }}, {{ figure("selu_benchmark", "scaling") }}.
+
+Environment variables (documented on docs/how-this-site-is-built.md):
+  JIT_DOCS_QUICK=1      small sizes: for tests and a quick first preview
+  JIT_DOCS_REMEASURE=1  ignore cached results and measure everything again
+  JIT_DOCS_TIMEOUT=S    seconds each build snippet may run (default 600)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+import sys
+from pathlib import Path
+
+import jinja2
+import jupytext
+import markdown
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import snippet_runs  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+
+log = logging.getLogger("mkdocs.hooks.measure")
+MEASURED = "measured"  # URL folder of generated results
+NOTEBOOKS = "notebooks"  # folder of notebook templates, and URL folder of their notebooks
+
+_runs: dict[str, snippet_runs.SnippetRun] = {}
+_notebooks: dict[str, Path] = {}  # name -> generated .ipynb
+
+
+def _flag(name: str) -> bool:
+    value = os.environ.get(name, "0").strip()
+    if value not in ("", "0", "1"):
+        raise PluginError(f"{name} must be 0 or 1, not {value!r}.")
+    return value == "1"
+
+
+def _timeout() -> float:
+    value = os.environ.get("JIT_DOCS_TIMEOUT", "600")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1
+    if seconds <= 0:
+        raise PluginError(f"JIT_DOCS_TIMEOUT must be a positive number of seconds, not {value!r}.")
+    return seconds
+
+
+def on_config(config):
+    root = Path(config.config_file_path).resolve().parent
+    quick = _flag("JIT_DOCS_QUICK")
+    names = config.extra.get("build_snippets", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise PluginError("extra.build_snippets in mkdocs.yml must be a list of snippet names.")
+    cache = root / ".cache"
+
+    # mkdocs-jupyter resolves its cache folder against the working directory: pin it.
+    if "mkdocs-jupyter" in config.plugins:
+        config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache / "mkdocs-jupyter")
+
+    try:
+        runs = snippet_runs.run_all(
+            names, snippets_dir=root / "snippets", cache_root=cache / "measured" / ("quick" if quick else "full"),
+            requirements=root / "requirements.txt", quick=quick, remeasure=_flag("JIT_DOCS_REMEASURE"),
+            timeout=_timeout(), log=log.info)
+    except snippet_runs.SnippetRunError as error:
+        raise PluginError(str(error)) from None
+    _runs.clear()
+    _runs.update(runs)
+
+    _notebooks.clear()
+    for template in sorted((root / NOTEBOOKS).glob("*.py")):
+        _notebooks[template.stem] = _make_notebook(template, config, cache / NOTEBOOKS)
+    return config
+
+
+def _make_notebook(template: Path, config, out_dir: Path) -> Path:
+    """Expand a jupytext template's `# --8<-- "file.py:section"` lines into a notebook.
+
+    Sections are expanded by pymdownx.snippets with the site's own settings, so the
+    notebook shows exactly the code the pages show. The environment key goes into the
+    notebook's metadata: mkdocs-jupyter's cache hashes the file, so new code, new
+    versions or a new machine all mean a fresh execution, never stale outputs.
+    """
+    lines = [line[2:] if line.startswith("# --8<--") else line
+             for line in template.read_text(encoding="utf-8").splitlines()]
+    md = markdown.Markdown(extensions=["pymdownx.snippets"],
+                           extension_configs={"pymdownx.snippets": config.mdx_configs["pymdownx.snippets"]})
+    try:
+        expanded = md.preprocessors["snippet"].run(lines)
+    except Exception as error:
+        raise PluginError(f"notebook template {template}: {error}") from None
+    notebook = jupytext.reads("\n".join(expanded) + "\n", fmt="py:percent")
+    root = template.parent.parent
+    notebook.metadata["just_in_time"] = {
+        "template": template.relative_to(root).as_posix(),
+        "environment": snippet_runs.environment_key(root / "requirements.txt")}
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{template.stem}.ipynb"
+    text = jupytext.writes(notebook, fmt="ipynb")
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@event_priority(100)  # before mkdocs-jupyter wraps notebook files
+def on_files(files, config):
+    for run in _runs.values():
+        for rel in run.files:
+            if rel.suffix == ".md":
+                continue  # tables are rendered into pages by table(), not pages themselves
+            files.append(File.generated(config, f"{MEASURED}/{run.name}/{rel.as_posix()}",
+                                        abs_src_path=str(run.folder / rel)))
+    for name, path in _notebooks.items():
+        # A plain File rooted in the cache, not File.generated: mkdocs-jupyter's wrapper
+        # recomputes abs_src_path from src_dir, which a generated file does not have.
+        files.append(File(f"{NOTEBOOKS}/{name}.ipynb", src_dir=str(path.parent.parent),
+                          dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
+    return files
+
+
+def _results(name: str) -> dict:
+    if name not in _runs:
+        raise PluginError(f"no build snippet named {name!r}: add it to extra.build_snippets in mkdocs.yml")
+    return _runs[name].results
+
+
+def on_page_markdown(markdown_text, page, config, files):
+    src = page.file.src_uri
+
+    def url(name: str, file: str) -> str:
+        return posixpath.relpath(f"{MEASURED}/{name}/{file}", posixpath.dirname(src) or ".")
+
+    def stamp(name: str) -> str:
+        return _results(name)["stamp"]
+
+    def table(name: str, table_name: str) -> str:
+        if table_name not in _results(name)["tables"]:
+            raise PluginError(f"{src}: build snippet {name!r} wrote no table {table_name!r}")
+        text = (_runs[name].folder / f"{table_name}.md").read_text(encoding="utf-8")
+        return f"{text}\n<small class=\"stamp\">{stamp(name)}</small>\n"
+
+    def figure(name: str, fig_name: str) -> str:
+        fig = _results(name)["figures"].get(fig_name)
+        if fig is None:
+            raise PluginError(f"{src}: build snippet {name!r} wrote no figure {fig_name!r}")
+        return (f'<figure markdown="span">\n  ![{fig["alt"]}]({url(name, fig["file"])})\n'
+                f'  <figcaption>{fig["caption"]} <small>{stamp(name)}</small></figcaption>\n</figure>\n')
+
+    def data_json(name: str) -> str:  # a link target for readers who want the raw numbers
+        return url(name, "results.json")
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    variables = {name: run.results for name, run in _runs.items()}
+    try:
+        return env.from_string(markdown_text).render(
+            **variables, table=table, figure=figure, stamp=stamp, results_json=data_json)
+    except jinja2.TemplateError as error:
+        line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
+        raise PluginError(f"{src}{line}: {error}") from None
+
+
+def on_post_build(config):
+    """Fail if any page asks a third party for something (fonts, scripts, images)."""
+    site = Path(config.site_dir)
+    offenders = []
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for marker in ('src="http', "src='http", 'href="https://fonts', "@import url(http"):
+            if marker in html:
+                offenders.append(f"{page.relative_to(site)}: {marker}")
+    if offenders:
+        raise PluginError("pages request third-party resources:\n  " + "\n  ".join(offenders))

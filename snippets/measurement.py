@@ -1,0 +1,237 @@
+"""Honest timing and reporting, shared by every benchmark snippet.
+
+A benchmark snippet builds a `Report` (numbers, Markdown tables, figures) and hands it
+to `main`. Run directly it prints the tables for the reader's machine; run by the site
+build with ``--out DIR`` it also writes ``results.json``, one ``<table>.md`` per table
+and one ``<figure>.svg`` per figure into DIR.
+
+Nothing here knows about MkDocs: the contract with the build is the ``--out`` folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+
+# --8<-- [start:time_call]
+@dataclass
+class Timing:
+    """Seconds per call: one sample is the mean over `number` back-to-back calls."""
+
+    samples: list[float]
+    number: int
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def q1(self) -> float:
+        return _quantile(self.samples, 0.25)
+
+    @property
+    def q3(self) -> float:
+        return _quantile(self.samples, 0.75)
+
+    @property
+    def best(self) -> float:
+        return min(self.samples)
+
+    @property
+    def spread(self) -> float:
+        """Interquartile range relative to the median (0.1 means +-5 % around it)."""
+        return (self.q3 - self.q1) / self.median
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"median": self.median, "q1": self.q1, "q3": self.q3, "best": self.best,
+                "spread": self.spread, "number": self.number, "samples": self.samples}
+
+
+def time_call(fn: Callable[[], Any], *, repeats: int = 15, warmup: int = 2,
+              min_sample_s: float = 0.01) -> Timing:
+    """Time `fn()`, which must block until its result is ready.
+
+    Warm-up calls (compilation, caches, page faults of the first allocation) are run
+    and discarded. Then `number` is chosen so that one sample lasts at least
+    `min_sample_s`, and `repeats` samples are taken.
+    """
+    for _ in range(warmup):
+        fn()
+    number = 1
+    while True:  # calibrate, like timeit's autorange
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if time.perf_counter() - start >= min_sample_s or number >= 1 << 20:
+            break
+        number *= 2
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return Timing(samples, number)
+# --8<-- [end:time_call]
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def stopwatch(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds taken by one call of `fn` (a first call: it cannot be repeated)."""
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+# ---------------------------------------------------------------- formatting
+
+def fmt_seconds(seconds: float) -> str:
+    """A duration with a unit a reader can compare at a glance (3 significant digits)."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+    raise AssertionError("unreachable")
+
+
+def fmt_timing(t: Timing) -> str:
+    """Median with the interquartile range, e.g. ``1.21 ms (1.18 to 1.30)``."""
+    return f"{fmt_seconds(t.median)} ({fmt_seconds(t.q1)} to {fmt_seconds(t.q3)})"
+
+
+def fmt_ratio(ratio: float) -> str:
+    return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:.0f}×"
+
+
+def ratio_range(slow: Timing, fast: Timing) -> tuple[float, float, float]:
+    """Median ratio, and the range spanned by the two interquartile ranges."""
+    return slow.median / fast.median, slow.q1 / fast.q3, slow.q3 / fast.q1
+
+
+def fmt_ratio_range(slow: Timing, fast: Timing) -> str:
+    mid, low, high = ratio_range(slow, fast)
+    return f"{fmt_ratio(mid)} ({fmt_ratio(low)} to {fmt_ratio(high)})"
+
+
+def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- where it ran
+
+def environment() -> dict[str, Any]:
+    """Where a measurement was taken: stamped on every table and figure."""
+    import jax
+    import jaxlib
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "cpu": cpu,
+        "cores": cores,
+        "python": platform.python_version(),
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "backend": jax.default_backend(),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
+    }
+
+
+def stamp_text(env: dict[str, Any], quick: bool) -> str:
+    mode = "quick mode (small sizes)" if quick else "full size"
+    return (f"Measured on {env['cpu']}, {env['cores']} cores · jax {env['jax']}, "
+            f"jaxlib {env['jaxlib']}, backend {env['backend']} · {env['date']} · {mode}")
+
+
+# ---------------------------------------------------------------- the report
+
+@dataclass
+class Figure:
+    figure: Any  # a matplotlib Figure
+    alt: str  # what the figure shows, for readers who cannot see it
+    caption: str = ""
+
+
+@dataclass
+class Report:
+    """What a benchmark hands back: numbers, prose-ready text, tables and figures."""
+
+    data: dict[str, Any] = field(default_factory=dict)  # raw numbers
+    text: dict[str, str] = field(default_factory=dict)  # formatted numbers for prose
+    tables: dict[str, str] = field(default_factory=dict)  # name -> Markdown table
+    figures: dict[str, Figure] = field(default_factory=dict)  # name -> Figure
+
+
+def plot_style() -> None:
+    """Small, reproducible SVGs: text stays text, no timestamp, fixed ids."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({
+        "svg.fonttype": "none",
+        "svg.hashsalt": "just-in-time",
+        "font.size": 10,
+        "figure.figsize": (6.4, 4.0),
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    })
+
+
+def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Report:
+    """Command line of every benchmark snippet: ``[--quick] [--out DIR]``."""
+    parser = argparse.ArgumentParser(description=(measure.__doc__ or "").strip() or None)
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes and few repeats (tests, a first preview)")
+    parser.add_argument("--out", type=Path,
+                        help="folder for results.json, tables (.md) and figures (.svg)")
+    args = parser.parse_args(argv)
+
+    plot_style()
+    env = environment()
+    report = measure(args.quick)
+    stamp = stamp_text(env, args.quick)
+    for name, table in report.tables.items():
+        print(f"\n{name}\n\n{table}")
+    print(stamp)
+
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for name, table in report.tables.items():
+            (args.out / f"{name}.md").write_text(table, encoding="utf-8")
+        figures = {}
+        for name, fig in report.figures.items():
+            fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left", va="bottom")
+            fig.figure.savefig(args.out / f"{name}.svg", metadata={"Date": None})
+            figures[name] = {"file": f"{name}.svg", "alt": fig.alt, "caption": fig.caption}
+        results = {"environment": env, "quick": args.quick, "stamp": stamp,
+                   "data": report.data, "text": report.text,
+                   "tables": sorted(report.tables), "figures": figures}
+        (args.out / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    sys.stdout.flush()
+    return report

@@ -1,0 +1,16 @@
+"""What several tests need: where the project is, and how to build it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_site(project: Path, site_dir: Path, **env) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` in quick mode; returns the finished process (never raises)."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=project, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "JIT_DOCS_QUICK": "1", "NO_MKDOCS_2_WARNING": "1", **env})

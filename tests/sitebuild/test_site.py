@@ -1,0 +1,85 @@
+"""The whole site, built with --strict in quick mode, and the ways a build must fail."""
+
+import json
+import re
+
+from project import ROOT, build_site
+
+
+def page(site, name):
+    return (site / name / "index.html").read_text(encoding="utf-8")
+
+
+def test_selu_page_carries_its_figures_tables_and_stamp(built_site):
+    html = page(built_site, "selu")
+    images = re.findall(r'<img alt="([^"]+)" src="([^"]+)"', html)
+    assert {src.rsplit("/", 1)[1] for _, src in images} >= {"scaling.svg", "first_call.svg"}
+    for alt, src in images:
+        assert len(alt) > 40, "alt text says what the figure shows"
+        assert (built_site / "selu" / src).resolve().is_file(), src
+    assert html.count("<table>") >= 4  # headline, published, first call, scaling
+    assert "Measured on " in html and "jax 0.10.2" in html and "backend cpu" in html
+    results = json.loads((built_site / "measured" / "selu_benchmark" / "results.json").read_text())
+    assert results["quick"] is True
+    assert results["text"]["jit_vs_eager"] in html  # prose numbers come from the results
+
+
+def test_home_page_shows_this_builds_headline(built_site):
+    results = json.loads((built_site / "measured" / "selu_benchmark" / "results.json").read_text())
+    html = page(built_site, "")
+    assert results["text"]["jit_vs_eager"] in html and results["stamp"] in html
+
+
+def test_notebook_edition_is_executed_and_downloadable(built_site):
+    html = page(built_site, "notebooks/selu")
+    assert "jit equals eager:  True" in html  # an output: the notebook ran during this build
+    notebook = json.loads((built_site / "notebooks" / "selu" / "selu.ipynb").read_text())
+    code = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert "def selu(x, alpha=1.67, lambda_=1.05):" in code  # the snippet's code, expanded
+    assert 'href="selu.ipynb"' in html or "selu.ipynb" in html
+
+
+def test_no_page_shows_a_traceback(built_site):
+    for html in built_site.rglob("*.html"):
+        assert "Traceback (most recent call last)" not in html.read_text(encoding="utf-8"), html
+
+
+def failed(result):
+    assert result.returncode != 0, "the build should have failed"
+    return result.stdout + result.stderr
+
+
+def test_a_broken_snippet_fails_the_build_and_names_it(project_copy, tmp_path):
+    selu = project_copy / "snippets" / "selu.py"
+    selu.write_text(selu.read_text() + "\nraise RuntimeError('deliberately broken for a test')\n")
+    output = failed(build_site(project_copy, tmp_path / "site"))
+    assert "snippets/selu_benchmark.py failed with exit code 1" in output
+    assert "RuntimeError: deliberately broken for a test" in output  # its stderr's last lines
+    cached = project_copy / ".cache" / "measured" / "quick"
+    assert not [p for p in cached.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_a_missing_snippet_section_fails_the_build(project_copy, tmp_path):
+    doc = project_copy / "docs" / "selu.md"
+    doc.write_text(doc.read_text() + '\n```python\n--8<-- "selu.py:no_such_section"\n```\n')
+    output = failed(build_site(project_copy, tmp_path / "site"))
+    assert "no_such_section" in output
+
+
+def test_an_unknown_page_variable_fails_the_build_and_names_the_page(project_copy, tmp_path):
+    doc = project_copy / "docs" / "selu.md"
+    doc.write_text(doc.read_text() + "\n{{ selu_benchmark.text.no_such_number }}\n")
+    output = failed(build_site(project_copy, tmp_path / "site"))
+    assert "selu.md" in output and "no_such_number" in output
+
+
+def test_a_failing_notebook_cell_fails_the_build(project_copy, tmp_path):
+    template = project_copy / "notebooks" / "selu.py"
+    template.write_text(template.read_text() + "\n# %%\nraise ValueError('notebook cell broken')\n")
+    output = failed(build_site(project_copy, tmp_path / "site"))
+    assert "notebook cell broken" in output
+
+
+def test_a_bad_option_is_explained(tmp_path):
+    output = failed(build_site(ROOT, tmp_path / "site", JIT_DOCS_QUICK="yes"))
+    assert "JIT_DOCS_QUICK must be 0 or 1, not 'yes'" in output

@@ -1,0 +1,116 @@
+"""sitebuild/snippet_runs.py: the cache and the failures, on toy snippets (no JAX)."""
+
+import json
+import textwrap
+
+import pytest
+
+from snippet_runs import SnippetRunError, imported_snippets, run_snippet
+
+WRITER = """
+import argparse, json, pathlib
+parser = argparse.ArgumentParser()
+parser.add_argument("--out", type=pathlib.Path)
+parser.add_argument("--quick", action="store_true")
+args = parser.parse_args()
+args.out.mkdir(parents=True)
+(args.out / "results.json").write_text(json.dumps({"stamp": "toy", "value": VALUE}))
+(args.out / "plot.svg").write_text("<svg/>")
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "helper.py").write_text("VALUE = 1\n")
+    (snippets / "toy.py").write_text("from helper import VALUE\n" + WRITER)
+    (tmp_path / "requirements.txt").write_text("jax==0.10.2\n")
+    return tmp_path
+
+
+def run(project, name="toy", **kwargs):
+    messages = []
+    kwargs.setdefault("quick", True)
+    result = run_snippet(name, snippets_dir=project / "snippets", cache_root=project / "cache",
+                         requirements=project / "requirements.txt", log=messages.append, **kwargs)
+    return result, messages
+
+
+def test_unchanged_rebuild_reuses_results(project):
+    first, _ = run(project)
+    second, messages = run(project)
+    assert not first.reused and second.reused
+    assert second.results["value"] == 1
+    assert [p.as_posix() for p in second.files] == ["plot.svg", "results.json", "stdout.txt"]
+    assert "reusing" in messages[0]
+
+
+@pytest.mark.parametrize("change", ["snippet", "imported snippet", "requirements", "mode"])
+def test_any_input_change_invalidates(project, change):
+    run(project)
+    kwargs = {}
+    if change == "snippet":
+        (project / "snippets" / "toy.py").write_text(
+            (project / "snippets" / "toy.py").read_text() + "# edited\n")
+    elif change == "imported snippet":
+        (project / "snippets" / "helper.py").write_text("VALUE = 2\n")
+    elif change == "requirements":
+        (project / "requirements.txt").write_text("jax==0.10.3\n")
+    else:
+        kwargs["quick"] = False
+    again, messages = run(project, **kwargs)
+    assert not again.reused
+    assert "changed:" in messages[0]
+    if change == "imported snippet":
+        assert again.results["value"] == 2 and "helper.py" in messages[0]
+
+
+def test_remeasure_forces_a_run(project):
+    run(project)
+    again, _ = run(project, remeasure=True)
+    assert not again.reused
+
+
+def test_imports_are_followed_recursively(project):
+    snippets = project / "snippets"
+    (snippets / "helper.py").write_text("import deeper\nVALUE = 1\n")
+    (snippets / "deeper.py").write_text("import numpy\n")
+    assert [p.name for p in imported_snippets(snippets / "toy.py", snippets)] == \
+        ["deeper.py", "helper.py", "toy.py"]
+
+
+def break_toy(project, body):
+    (project / "snippets" / "toy.py").write_text(textwrap.dedent(body))
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("import sys\nprint('first line')\nprint('the cause, last', file=sys.stderr)\nraise SystemExit(3)\n",
+     "failed with exit code 3"),
+    ("import time\ntime.sleep(30)\n", "ran past its time limit of 1 s"),
+    ("print('nothing written')\n", "wrote no results.json"),
+])
+def test_failures_name_the_snippet_and_leave_the_cache_intact(project, body, expected):
+    good, _ = run(project)
+    break_toy(project, body)
+    with pytest.raises(SnippetRunError) as error:
+        run(project, timeout=1)
+    message = str(error.value)
+    assert "toy.py" in message and expected in message
+    if "exit code" in expected:
+        assert "the cause, last" in message  # the tail of stderr is shown
+    cache = project / "cache"
+    assert [p.name for p in cache.iterdir()] == ["toy"]  # no half-written folder stays
+    assert json.loads((cache / "toy" / "results.json").read_text())["value"] == 1
+
+
+def test_a_raising_snippet_shows_its_traceback(project):
+    break_toy(project, "def f():\n    raise ValueError('a clear cause')\nf()\n")
+    with pytest.raises(SnippetRunError, match="ValueError: a clear cause"):
+        run(project)
+    assert not (project / "cache" / "toy").exists()
+
+
+def test_a_missing_snippet_is_named(project):
+    with pytest.raises(SnippetRunError, match="'nope' not found"):
+        run(project, name="nope")

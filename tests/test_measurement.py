@@ -1,0 +1,59 @@
+"""snippets/measurement.py: statistics, formatting and the --out contract."""
+
+import json
+
+import pytest
+
+from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, main, markdown_table,
+                         ratio_range, time_call)
+
+
+def test_timing_statistics():
+    t = Timing([4.0, 1.0, 3.0, 2.0, 5.0], number=1)
+    assert (t.median, t.q1, t.q3, t.best) == (3.0, 2.0, 4.0, 1.0)
+    assert t.spread == pytest.approx(2 / 3)
+
+
+def test_time_call_warms_up_and_takes_the_samples_asked_for():
+    calls = []
+    t = time_call(lambda: calls.append(1), repeats=7, warmup=3, min_sample_s=0.0)
+    assert len(t.samples) == 7
+    assert len(calls) == 3 + t.number + 7 * t.number  # warm-up, calibration, samples
+
+
+def test_ratio_range_spans_both_spreads():
+    slow, fast = Timing([9.0, 10.0, 11.0], 1), Timing([1.0, 2.0, 3.0], 1)
+    mid, low, high = ratio_range(slow, fast)
+    assert mid == 5.0 and low == pytest.approx(9.5 / 2.5) and high == pytest.approx(10.5 / 1.5)
+
+
+@pytest.mark.parametrize("seconds, text", [(2.5, "2.5 s"), (0.00205, "2.05 ms"),
+                                           (150e-6, "150 µs"), (3e-9, "3 ns")])
+def test_fmt_seconds(seconds, text):
+    assert fmt_seconds(seconds) == text
+
+
+def test_fmt_ratio_and_table():
+    assert fmt_ratio(3.14159) == "3.1×" and fmt_ratio(13.7) == "14×"
+    assert markdown_table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def test_main_writes_results_tables_and_figures(tmp_path, capsys):
+    import matplotlib.pyplot as plt
+
+    def measure(quick):
+        fig, ax = plt.subplots()
+        ax.plot([1, 2], [3, 4])
+        return Report(data={"quick": quick}, text={"x": "1 ms"},
+                      tables={"t": markdown_table(["a"], [[1]])},
+                      figures={"f": Figure(fig, "a line from (1, 3) to (2, 4)")})
+
+    main(measure, ["--quick", "--out", str(tmp_path)])
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["data"] == {"quick": True} and results["quick"] is True
+    assert results["figures"]["f"]["alt"] == "a line from (1, 3) to (2, 4)"
+    assert "Measured on" in results["stamp"] and "jax" in results["stamp"]
+    assert (tmp_path / "t.md").read_text().startswith("| a |")
+    svg = (tmp_path / "f.svg").read_text()
+    assert results["stamp"].split(" · ")[0] in svg  # the stamp is drawn into the figure
+    assert "| a |" in capsys.readouterr().out  # and the table is printed for the reader

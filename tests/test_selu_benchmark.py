@@ -1,0 +1,33 @@
+"""snippets/selu_benchmark.py: what the build measured, and what a reader's run prints."""
+
+import json
+
+from project import ROOT
+
+FOLDER = ROOT / ".cache" / "measured" / "quick" / "selu_benchmark"
+
+
+def test_results_hold_every_table_figure_and_number_the_pages_use(built_site):
+    results = json.loads((FOLDER / "results.json").read_text())
+    assert results["tables"] == ["first_call", "headline", "published", "scaling"]
+    assert set(results["figures"]) == {"first_call", "scaling"}
+    for key in ("jit_vs_eager", "jit_vs_numpy", "compile", "trace_and_lower", "steady", "n"):
+        assert results["text"][key], key
+    first = results["data"]["first_call"]
+    assert first["compile"] > 0 and first["trace_and_lower"] > 0 and first["steady"] > 0
+    scaling = results["data"]["scaling"]
+    assert scaling["n"] == [1_000, 10_000, 100_000]
+    assert all(len(scaling[k]) == 3 for k in ("eager", "jit", "numpy"))
+
+
+def test_running_the_script_prints_the_same_tables(built_site):
+    printed = (FOLDER / "stdout.txt").read_text()
+    for table in ("headline", "published", "first_call", "scaling"):
+        assert (FOLDER / f"{table}.md").read_text() in printed
+    assert json.loads((FOLDER / "results.json").read_text())["stamp"] in printed
+
+
+def test_published_figures_are_quoted_with_their_source(built_site):
+    published = (FOLDER / "published.md").read_text()
+    assert "2.05 ms" in published and "150 µs" in published and "02-jitting.ipynb" in published
+    assert "this build" in published

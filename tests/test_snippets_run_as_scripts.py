@@ -1,0 +1,48 @@
+"""Every file under snippets/ runs as a script in an empty folder, with matplotlib's Agg.
+
+Build snippets (mkdocs.yml's extra.build_snippets) are run exactly that way by the build
+(sitebuild/snippet_runs.py: an empty working folder, MPLBACKEND=Agg). Rather than run them a
+second time, the test checks that the quick build's cached run belongs to the current files:
+the cache key covers the snippet, what it imports and the environment, so a match means that
+these very files ran cleanly.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from project import ROOT
+from snippet_runs import cache_key
+
+SNIPPETS = sorted(p for p in (ROOT / "snippets").glob("*.py"))
+
+
+def build_snippets():
+    class Loader(yaml.SafeLoader):  # mkdocs.yml uses MkDocs' own tags (!relative)
+        pass
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
+    return config["extra"]["build_snippets"]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda p: p.name)
+def test_snippet_runs_as_a_script_in_an_empty_folder(snippet, tmp_path, built_site):
+    if snippet.stem in build_snippets():
+        folder = ROOT / ".cache" / "measured" / "quick" / snippet.stem
+        expected = cache_key(snippet, ROOT / "snippets", ROOT / "requirements.txt", quick=True)
+        assert json.loads((folder / "key.json").read_text()) == expected
+        assert (folder / "results.json").is_file()
+        return
+    result = subprocess.run([sys.executable, str(snippet)], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "MPLBACKEND": "Agg"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert not list(tmp_path.iterdir()), "a snippet run leaves no files behind"
+
+
+def test_every_build_snippet_exists():
+    for name in build_snippets():
+        assert (ROOT / "snippets" / f"{name}.py").is_file(), name
