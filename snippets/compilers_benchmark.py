@@ -167,6 +167,7 @@ def _comparison(above, below):
 
 def traffic_figure(sizes, ratios, measured, model_ratio) -> Figure:
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     low = [m["eager"]["q1"] / m["jit"]["q3"] for m in measured]
@@ -174,16 +175,21 @@ def traffic_figure(sizes, ratios, measured, model_ratio) -> Figure:
     ax.plot(sizes, ratios, marker="o", label="measured eager / jit (median)")
     ax.fill_between(sizes, low, high, alpha=0.25, label="range over the interquartile ranges")
     ax.axhline(model_ratio, color="C3", linestyle="--",
-               label=f"memory-traffic model: {model_ratio:.3g}×")
+               label=f"memory-traffic model: {fmt_ratio(model_ratio)}")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_ylim(min(1.0, min(low) / 1.2), max(model_ratio, max(high)) * 1.6)
+    ticks = [t for t in (0.5, 1, 2, 3, 5, 10, 20, 50, 100) if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    ax.set_yticks(ticks, [f"{t:g}×" for t in ticks])
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.axhline(1, color="0.5", linewidth=0.8)
     ax.set_xlabel("n (elements, standard normal float32)")
     ax.set_ylabel("eager time / jit time")
     ax.set_title("SELU: how much the fused program saves, against the model")
     ax.legend(fontsize=8)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     alt = (f"Log-log plot of the measured eager/jit time ratio of SELU against n from {sizes[0]:,} to "
-           f"{sizes[-1]:,}, with the memory-traffic model's constant {model_ratio:.3g}× as a dashed line. "
+           f"{sizes[-1]:,}, with the memory-traffic model's constant {fmt_ratio(model_ratio)} as a dashed line. "
            "Measured ratios: " + ", ".join(f"{fmt_ratio(r)} at {n:,}" for n, r in zip(sizes, ratios)) + ".")
     return Figure(fig, alt, "The measured ratio (median; band spans both interquartile ranges) "
                             "beside the ratio of bytes moved predicted by the model.")

@@ -43,6 +43,7 @@ def measure(quick: bool) -> Report:
                                repeats=repeats, min_sample_s=min_sample)
                for name, rung in RUNGS.items()}
     adaptive = loop_body_bytecode(adaptive=True)  # after many runs: specialized instructions
+    specialized = specialized_names()  # (before tracing below, which may undo specialization)
 
     # -- the fixed cost of one call: the same rungs on a single element
     one = ladder_inputs(random_input(1))
@@ -64,7 +65,7 @@ def measure(quick: bool) -> Report:
     dispatches = {"pure Python": python_instructions, "NumPy": operations,
                   "eager JAX": operations, "jax.jit": 1}
     one_dispatches = {**dispatches, "pure Python": instructions_executed(selu_python, one["pure Python"])}
-    dispatch_unit = {"pure Python": "bytecode instructions", "NumPy": "ufunc calls",
+    dispatch_unit = {"pure Python": "bytecode instructions", "NumPy": "NumPy calls",
                      "eager JAX": "XLA kernel launches", "jax.jit": "XLA program launch"}
 
     jit = timings["jax.jit"]
@@ -89,13 +90,13 @@ def measure(quick: bool) -> Report:
         operations=operations, python_version=platform.python_version(),
         ladder={name: t.as_dict() for name, t in timings.items()},
         one_element={name: t.as_dict() for name, t in fixed.items()},
-        specialized=specialized_names(),
+        specialized=specialized,
     )
     per = {name: t.median / n for name, t in timings.items()}
     report.text.update(
         n=f"{n:,}", python_version=platform.python_version(), repeats=str(repeats),
         bytecode=loop_body_bytecode(), bytecode_adaptive=adaptive,
-        specialized_examples=", ".join(f"`{name}`" for name in specialized_names()[:4]) or "none",
+        specialized_examples=", ".join(f"`{name}`" for name in specialized) or "none",
         instructions_fixed=str(counts["fixed"]), instructions_positive=str(counts["positive"]),
         instructions_negative=str(counts["negative"]),
         instructions_mean=f"{mean_instructions:.1f}", python_instructions=f"{python_instructions:,}",
@@ -123,7 +124,11 @@ def specialized_names():
     """Specialized instructions CPython put into selu_python's loop while it ran."""
     plain = [i.opname for i in dis.get_instructions(selu_python)]
     quick = [i.opname for i in dis.get_instructions(selu_python, adaptive=True)]
-    return sorted({q for p, q in zip(plain, quick) if q != p and q.startswith(p)})
+    # Left out: *_ADAPTIVE and *_QUICK (counters and bookkeeping, not specializations) and
+    # superinstructions such as LOAD_FAST__LOAD_FAST (two instructions fused, another trick).
+    return sorted({q for p, q in zip(plain, quick)
+                   if q != p and q.startswith(p) and "__" not in q
+                   and not q.endswith(("_ADAPTIVE", "_QUICK"))})
 
 
 def ladder_figure(timings, n) -> Figure:
@@ -135,10 +140,10 @@ def ladder_figure(timings, n) -> Figure:
     high = [(timings[k].q3 - timings[k].median) / n * 1e9 for k in names]
     fig, ax = plt.subplots(figsize=(6.4, 2.9))
     ax.barh(names, per, xerr=[low, high], color=[COLORS[k] for k in names], capsize=3)
-    for y, value in enumerate(per):
-        ax.text(value * 1.15, y, fmt_seconds(value * 1e-9), va="center", fontsize=8)
+    for y, (value, above) in enumerate(zip(per, high)):  # label just past the whisker
+        ax.text((value + above) * 1.2, y, fmt_seconds(value * 1e-9), va="center", fontsize=8)
     ax.set_xscale("log")
-    ax.set_xlim(min(per) / 3, max(per) * 8)
+    ax.set_xlim(min(per) / 3, max(p + h for p, h in zip(per, high)) * 10)
     ax.set_xlabel("nanoseconds per element (log scale; whiskers = interquartile range)")
     ax.set_title(f"SELU on the same {n:,} standard normal float32 values")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
