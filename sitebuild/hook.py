@@ -30,7 +30,8 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import snippet_runs  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+import check_site  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+import snippet_runs  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.measure")
 MEASURED = "measured"  # URL folder of generated results
@@ -174,13 +175,11 @@ def on_page_markdown(markdown_text, page, config, files):
 
 
 def on_post_build(config):
-    """Fail if any page asks a third party for something (fonts, scripts, images)."""
+    """Fail if a page loads anything from another host, or links to a file or #anchor
+    that does not exist (check_site.py: plain HTML checks, independent of MkDocs)."""
     site = Path(config.site_dir)
-    offenders = []
-    for page in site.rglob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        for marker in ('src="http', "src='http", 'href="https://fonts', "@import url(http"):
-            if marker in html:
-                offenders.append(f"{page.relative_to(site)}: {marker}")
-    if offenders:
-        raise PluginError("pages request third-party resources:\n  " + "\n  ".join(offenders))
+    pages = check_site.parse_site(site)
+    problems = (check_site.third_party_resources(pages, config.site_url)
+                + check_site.broken_links(site, pages, config.site_url))
+    if problems:
+        raise PluginError("the built site has problems:\n  " + "\n  ".join(problems))
