@@ -104,6 +104,10 @@ def _make_notebook(template: Path, config, out_dir: Path) -> Path:
     except Exception as error:
         raise PluginError(f"notebook template {template}: {error}") from None
     notebook = jupytext.reads("\n".join(expanded) + "\n", fmt="py:percent")
+    for number, cell in enumerate(notebook.cells):
+        # jupytext draws random cell ids: fixed ones keep the file, and so mkdocs-jupyter's
+        # cache (keyed on the file) and the page, the same from build to build.
+        cell.id = f"cell-{number}"
     root = template.parent.parent
     notebook.metadata["just_in_time"] = {
         "template": template.relative_to(root).as_posix(),

@@ -83,3 +83,11 @@ def test_a_failing_notebook_cell_fails_the_build(project_copy, tmp_path):
 def test_a_bad_option_is_explained(tmp_path):
     output = failed(build_site(ROOT, tmp_path / "site", JIT_DOCS_QUICK="yes"))
     assert "JIT_DOCS_QUICK must be 0 or 1, not 'yes'" in output
+
+
+def test_notebooks_are_the_same_file_from_build_to_build(built_site):
+    # Random cell ids would change the file at every build, and so defeat mkdocs-jupyter's
+    # cache (keyed on the file): every build and every serve reload would re-run notebooks.
+    for notebook in (ROOT / ".cache" / "notebooks").glob("*.ipynb"):
+        cells = json.loads(notebook.read_text())["cells"]
+        assert [c["id"] for c in cells] == [f"cell-{i}" for i in range(len(cells))], notebook
