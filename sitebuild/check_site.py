@@ -52,11 +52,6 @@ class Page:
     images: list[tuple[str, str]] = field(default_factory=list)  # (src, alt)
     sections: list[dict] = field(default_factory=list)  # per heading: figures, tables
 
-    @property
-    def url(self) -> str:
-        """The page's URL relative to the site root ("" for the home page)."""
-        return self.file[: -len("index.html")] if self.file.endswith("index.html") else self.file
-
 
 class _Parser(HTMLParser):
     def __init__(self, page: Page):

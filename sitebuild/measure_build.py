@@ -137,7 +137,13 @@ def _normalized(path: Path) -> str:
     data = path.read_bytes()
     if path.suffix == ".gz":
         data = gzip.decompress(data)
-    return NUMBER.sub("#", data.decode("utf-8", "replace"))
+    text = data.decode("utf-8", "replace")
+    if path.suffix in (".json", ".ipynb"):  # "\u00b5s" -> "µs", so units are masked with their numbers
+        try:
+            text = json.dumps(json.loads(text), ensure_ascii=False, indent=0)
+        except ValueError:
+            pass
+    return " ".join(NUMBER.sub("#", text).split())  # numbers and the padding around them
 
 
 def compare_sites(a: Path, b: Path) -> dict:
@@ -204,9 +210,9 @@ def page_weights(site: Path) -> tuple[list[dict], int]:
             target, _, _ = check_site.local_target(page, value, None)
             if target and (site / target).is_file():
                 figures.add(target)
-        for value in page.fetched:
+        for value in page.fetched:  # stylesheets, scripts, icons: the same on every page
             target, _, _ = check_site.local_target(page, value, None)
-            if target and target.startswith("assets/") and (site / target).is_file():
+            if target and target not in figures and (site / target).is_file():
                 shared.add(target)
         fig_bytes = [(site / f).read_bytes() for f in sorted(figures)]
         inline_css = sum(map(len, re.findall(rb"<style.*?</style>", html, re.S)))
@@ -272,8 +278,8 @@ def render_report(m: dict) -> str:
     lines += [f"| `{name}` | {s:.1f} s | {m['snippets2'].get(name, float('nan')):.1f} s |"
               for name, s in m["snippets"].items()]
     lines += ["", f"<small class=\"stamp\">{m['stamp']}</small>", "", "### Page weight", "",
-              "Each page's HTML plus its own figures, as the server sends them and gzipped. The theme's "
-              f"shared CSS and JavaScript ({_kb(m['shared'])}) come on top, once: browsers cache them.", "",
+              "Each page's HTML plus its own figures, as the server sends them and gzipped. The shared "
+              f"stylesheets, scripts and icons ({_kb(m['shared'])}) come on top, once: browsers cache them.", "",
               "| page | HTML | of which inline CSS | own figures | total | gzipped |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['page']} | {_kb(r['html'])} | {_kb(r['inline_css']) if r['inline_css'] else 'none'} | "
               + (f"{r['figures']}: {_kb(r['figure_bytes'])} | " if r["figures"] else "none | ")
@@ -335,9 +341,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="build in quick mode (a smoke test of this script)")
     parser.add_argument("--chapter", default="docs/selu.md", help="the page whose prose serve's test edits")
     parser.add_argument("--out", type=Path, default=REPORT, help=f"where to write the report (default {REPORT})")
+    parser.add_argument("--keep", type=Path, help="copy the two cold builds here (site-a, site-b) to compare by hand")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="measure-build-") as work:
         report = render_report(measure(args.quick, args.chapter, Path(work)))
+        if args.keep:
+            for name in ("site-a", "site-b"):
+                shutil.copytree(Path(work) / name, args.keep / name, dirs_exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
     print(f"\n{report}\nwritten to {args.out}")
 

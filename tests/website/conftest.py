@@ -36,10 +36,11 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def unavailable(reason: str):
+def unavailable(reason: str, install: str = "apt-get install chromium; pip install -r requirements.txt"):
+    """Skip outside CI, saying why; under CI a missing tool is a failure, never a skip."""
     if in_ci():
-        pytest.fail(f"{reason}; under CI the browser tests must run (.ci/run installs Chromium)")
-    pytest.skip(f"{reason}: browser tests skipped (apt-get install chromium; pip install -r requirements.txt)")
+        pytest.fail(f"{reason}; under CI these tests must run ({install})")
+    pytest.skip(f"{reason}: skipped ({install})")
 
 
 @pytest.fixture(scope="session")
@@ -188,6 +189,6 @@ def tool():
         beside = Path(sys.executable).parent / name
         found = str(beside) if beside.is_file() else shutil.which(name)
         if found is None:
-            unavailable(f"{name} is not installed")
+            unavailable(f"{name} is not installed", "pip install -r requirements.txt")
         return found
     return find

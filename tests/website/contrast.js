@@ -1,4 +1,4 @@
-// WCAG 2 contrast of every piece of text in the page's article (outside code blocks) against what lies behind it.
+// WCAG 2 contrast of every piece of text in the page's article (prose, links, code) against what lies behind it.
 // Colours with alpha are composited over the backgrounds of their ancestors.
 () => {
   const parse = (c) => {
@@ -26,7 +26,7 @@
   };
   const out = [];
   for (const el of document.querySelectorAll("article *")) {
-    if (el.closest("svg, pre")) continue;  // prose and inline code; code blocks have their own highlighting theme
+    if (el.closest("svg")) continue;
     const text = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join("").trim();
     if (!text || !el.getClientRects().length) continue;
     const s = getComputedStyle(el);
