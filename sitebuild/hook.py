@@ -111,7 +111,9 @@ def _make_notebook(template: Path, config, out_dir: Path) -> Path:
     root = template.parent.parent
     notebook.metadata["just_in_time"] = {
         "template": template.relative_to(root).as_posix(),
-        "environment": snippet_runs.environment_key(root / "requirements.txt")}
+        "environment": snippet_runs.environment_key(root / "requirements.txt"),
+        # The kernel can import any snippet: a change to one must mean a fresh execution.
+        "snippets": snippet_runs.files_digest(sorted((root / "snippets").glob("*.py")))}
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{template.stem}.ipynb"

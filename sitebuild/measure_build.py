@@ -212,7 +212,7 @@ def page_weights(site: Path) -> tuple[list[dict], int]:
                 figures.add(target)
         for value in page.fetched:  # stylesheets, scripts, icons: the same on every page
             target, _, _ = check_site.local_target(page, value, None)
-            if target and target not in figures and (site / target).is_file():
+            if value and target not in figures and target != file and (site / target).is_file():
                 shared.add(target)
         fig_bytes = [(site / f).read_bytes() for f in sorted(figures)]
         inline_css = sum(map(len, re.findall(rb"<style.*?</style>", html, re.S)))

@@ -91,3 +91,16 @@ def test_notebooks_are_the_same_file_from_build_to_build(built_site):
     for notebook in (ROOT / ".cache" / "notebooks").glob("*.ipynb"):
         cells = json.loads(notebook.read_text())["cells"]
         assert [c["id"] for c in cells] == [f"cell-{i}" for i in range(len(cells))], notebook
+
+
+def test_notebooks_carry_a_digest_of_every_snippet(built_site, tmp_path):
+    # mkdocs-jupyter reuses outputs while the notebook file is unchanged; the digest of
+    # snippets/ in its metadata makes any snippet edit change the file, and so re-run it.
+    import snippet_runs
+    snippets = sorted((ROOT / "snippets").glob("*.py"))
+    for notebook in (ROOT / ".cache" / "notebooks").glob("*.ipynb"):
+        metadata = json.loads(notebook.read_text())["metadata"]["just_in_time"]
+        assert metadata["snippets"] == snippet_runs.files_digest(snippets), notebook
+    edited = tmp_path / snippets[0].name
+    edited.write_bytes(snippets[0].read_bytes() + b"# an edit\n")
+    assert snippet_runs.files_digest([edited] + snippets[1:]) != snippet_runs.files_digest(snippets)
