@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
-import importlib.metadata
 import json
 import os
 import platform
@@ -228,13 +227,6 @@ def _kb(n: int) -> str:
     return f"{n / 1024:,.0f} KB" if n >= 10 * 1024 else f"{n / 1024:.1f} KB"
 
 
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
-
-
 def stamp(quick: bool) -> str:
     env = snippet_runs.machine()
     try:
@@ -243,7 +235,7 @@ def stamp(quick: bool) -> str:
     except OSError:
         commit = ""
     return (f"Measured on {env['cpu']}, {env['cores']} cores · Python {platform.python_version()}, "
-            f"mkdocs {_version('mkdocs')}, mkdocs-material {_version('mkdocs-material')} · "
+            f"mkdocs {snippet_runs._version('mkdocs')}, mkdocs-material {snippet_runs._version('mkdocs-material')} · "
             f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d}" + (f" · commit {commit}" if commit else "")
             + (" · quick mode (small sizes)" if quick else " · full size"))
 

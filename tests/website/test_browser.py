@@ -11,8 +11,6 @@ import json
 import re
 from collections import Counter
 
-import pytest
-
 import check_site
 
 
