@@ -26,7 +26,7 @@ print("jit equals eager: ", bool(jnp.allclose(selu(x), selu_jit(x))))
 print("jit equals NumPy: ", bool(np.allclose(selu_numpy(x_np), np.asarray(selu_jit(x)))))
 
 # %% [markdown]
-# ## Timing, with `block_until_ready`
+# ## Timing, with block_until_ready
 #
 # JAX returns before the work is done, so each timed call waits for its result.
 

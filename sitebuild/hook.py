@@ -30,7 +30,8 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import snippet_runs  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+import check_site  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+import snippet_runs  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.measure")
 MEASURED = "measured"  # URL folder of generated results
@@ -104,11 +105,15 @@ def _make_notebook(template: Path, config, out_dir: Path) -> Path:
         raise PluginError(f"notebook template {template}: {error}") from None
     notebook = jupytext.reads("\n".join(expanded) + "\n", fmt="py:percent")
     for number, cell in enumerate(notebook.cells):
-        cell.id = f"cell-{number}"  # nbformat draws random ids: the file must not change by itself
+        # jupytext draws random cell ids: fixed ones keep the file, and so mkdocs-jupyter's
+        # cache (keyed on the file) and the page, the same from build to build.
+        cell.id = f"cell-{number}"
     root = template.parent.parent
     notebook.metadata["just_in_time"] = {
         "template": template.relative_to(root).as_posix(),
-        "environment": snippet_runs.environment_key(root / "requirements.txt")}
+        "environment": snippet_runs.environment_key(root / "requirements.txt"),
+        # The kernel can import any snippet: a change to one must mean a fresh execution.
+        "snippets": snippet_runs.files_digest(sorted((root / "snippets").glob("*.py")))}
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{template.stem}.ipynb"
@@ -176,13 +181,11 @@ def on_page_markdown(markdown_text, page, config, files):
 
 
 def on_post_build(config):
-    """Fail if any page asks a third party for something (fonts, scripts, images)."""
+    """Fail if a page loads anything from another host, or links to a file or #anchor
+    that does not exist (check_site.py: plain HTML checks, independent of MkDocs)."""
     site = Path(config.site_dir)
-    offenders = []
-    for page in site.rglob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        for marker in ('src="http', "src='http", 'href="https://fonts', "@import url(http"):
-            if marker in html:
-                offenders.append(f"{page.relative_to(site)}: {marker}")
-    if offenders:
-        raise PluginError("pages request third-party resources:\n  " + "\n  ".join(offenders))
+    pages = check_site.parse_site(site)
+    problems = (check_site.third_party_resources(pages, config.site_url)
+                + check_site.broken_links(site, pages, config.site_url))
+    if problems:
+        raise PluginError("the built site has problems:\n  " + "\n  ".join(problems))

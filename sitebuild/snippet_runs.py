@@ -114,6 +114,11 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def files_digest(paths: list[Path]) -> str:
+    """One digest of several files' names and contents."""
+    return _digest(b"".join(p.name.encode() + b"\0" + p.read_bytes() + b"\0" for p in paths))
+
+
 def _changed(old: dict, new: dict) -> str:
     keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
     if "files" in keys:

@@ -84,3 +84,24 @@ def test_a_failing_notebook_cell_fails_the_build(project_copy, tmp_path):
 def test_a_bad_option_is_explained(tmp_path):
     output = failed(build_site(ROOT, tmp_path / "site", JIT_DOCS_QUICK="yes"))
     assert "JIT_DOCS_QUICK must be 0 or 1, not 'yes'" in output
+
+
+def test_notebooks_are_the_same_file_from_build_to_build(built_site):
+    # Random cell ids would change the file at every build, and so defeat mkdocs-jupyter's
+    # cache (keyed on the file): every build and every serve reload would re-run notebooks.
+    for notebook in (ROOT / ".cache" / "notebooks").glob("*.ipynb"):
+        cells = json.loads(notebook.read_text())["cells"]
+        assert [c["id"] for c in cells] == [f"cell-{i}" for i in range(len(cells))], notebook
+
+
+def test_notebooks_carry_a_digest_of_every_snippet(built_site, tmp_path):
+    # mkdocs-jupyter reuses outputs while the notebook file is unchanged; the digest of
+    # snippets/ in its metadata makes any snippet edit change the file, and so re-run it.
+    import snippet_runs
+    snippets = sorted((ROOT / "snippets").glob("*.py"))
+    for notebook in (ROOT / ".cache" / "notebooks").glob("*.ipynb"):
+        metadata = json.loads(notebook.read_text())["metadata"]["just_in_time"]
+        assert metadata["snippets"] == snippet_runs.files_digest(snippets), notebook
+    edited = tmp_path / snippets[0].name
+    edited.write_bytes(snippets[0].read_bytes() + b"# an edit\n")
+    assert snippet_runs.files_digest([edited] + snippets[1:]) != snippet_runs.files_digest(snippets)

@@ -1,0 +1,94 @@
+"""sitebuild/check_site.py finds what it is meant to find, on small hand-made sites."""
+
+import subprocess
+import sys
+
+from project import ROOT
+
+import check_site
+
+SITE_URL = "https://example.org/docs/"
+GOOD_PAGE = """<html><head><link rel="stylesheet" href="../assets/main.css">
+<link rel="canonical" href="https://example.org/docs/chapter/"></head><body>
+<a href="#content" class="md-skip">Skip</a>
+<article><h1 id="content">Chapter</h1><h2 id="results">Results</h2>
+<figure><img src="../fig.svg" alt="Bar chart: jit takes 0.3 ms, eager 1.2 ms"></figure>
+<table><tr><td>1</td></tr></table>
+<h3 id="more">More</h3><p><a href="../#top">home</a> <a href="https://jax.readthedocs.io/">JAX</a>
+<a href="mailto:someone@example.org">mail</a></p></article></body></html>"""
+
+
+def make_site(tmp_path, chapter=GOOD_PAGE, **files):
+    site = tmp_path / "site"
+    (site / "chapter").mkdir(parents=True)
+    (site / "assets").mkdir()
+    (site / "assets" / "main.css").write_text("body {}")
+    (site / "fig.svg").write_text("<svg/>")
+    (site / "index.html").write_text('<html><body><article><h1 id="top">Home</h1>'
+                                     '<a href="chapter/#results">go</a></article></body></html>')
+    (site / "chapter" / "index.html").write_text(chapter)
+    (site / "sitemap.xml").write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{SITE_URL}</loc></url><url><loc>{SITE_URL}chapter/</loc></url></urlset>")
+    for name, text in files.items():
+        (site / name).write_text(text)
+    return site
+
+
+def test_a_good_site_has_no_problems(tmp_path):
+    site = make_site(tmp_path)
+    assert check_site.site_url_and_pages(site) == (SITE_URL, ["", "chapter/"])
+    assert check_site.all_problems(site) == []
+
+
+def test_broken_files_anchors_and_absolute_links_are_found(tmp_path):
+    chapter = GOOD_PAGE.replace('href="../#top"', 'href="../#no-such-anchor"').replace(
+        "</article>", '<a href="../missing/">x</a><img src="/docs/fig.svg" alt="the same figure again, absolute">'
+                      '<a href="#nowhere">y</a></article>')
+    site = make_site(tmp_path, chapter)
+    problems = "\n".join(check_site.broken_links(site, check_site.parse_site(site), SITE_URL))
+    assert 'no id "no-such-anchor" in index.html' in problems
+    assert "no such file missing/index.html" in problems
+    assert "absolute path: breaks when the site is served elsewhere" in problems
+    assert 'no id "nowhere" in chapter/index.html' in problems
+    # 404.html may use absolute paths: it is served at every missing address.
+    site = make_site(tmp_path / "b", **{"404.html": '<a href="/docs/chapter/">back</a>'})
+    assert check_site.broken_links(site, check_site.parse_site(site), SITE_URL) == []
+
+
+def test_third_party_resources_are_found_and_links_out_are_not(tmp_path):
+    chapter = GOOD_PAGE.replace("</head>", '<script src="https://cdn.example.com/x.js"></script>'
+                                           '<link rel="stylesheet" href="//fonts.example.com/f.css">'
+                                           "<style>@import url(https://fonts.example.com/y.css);</style></head>")
+    site = make_site(tmp_path, chapter)
+    problems = check_site.third_party_resources(check_site.parse_site(site), SITE_URL)
+    assert [p.split(": loads ")[1] for p in problems] == [
+        "https://cdn.example.com/x.js", "//fonts.example.com/f.css", "https://fonts.example.com/y.css"]
+
+
+def test_skipped_heading_levels_and_missing_h1_are_found(tmp_path):
+    site = make_site(tmp_path, GOOD_PAGE.replace('<h3 id="more">More</h3>', '<h4 id="more">More</h4>'))
+    assert check_site.heading_problems(check_site.parse_site(site)) == [
+        'chapter/index.html: h2 is followed by h4 "More": a skipped level']
+    site = make_site(tmp_path / "b", GOOD_PAGE.replace('<h1 id="content">Chapter</h1>', ""))
+    assert "needs exactly one h1" in check_site.heading_problems(check_site.parse_site(site))[0]
+
+
+def test_a_figure_without_a_table_in_its_section_is_found(tmp_path):
+    site = make_site(tmp_path, GOOD_PAGE.replace("<table><tr><td>1</td></tr></table>", ""))
+    assert check_site.figure_problems(check_site.parse_site(site)) == [
+        'chapter/index.html: section "Results" has a figure but no table with its data '
+        "(put {{ table(...) }} beside {{ figure(...) }})"]
+
+
+def test_alt_texts_that_say_nothing_are_found(tmp_path):
+    assert check_site.alt_problem("Bar chart: jit takes 0.3 ms, eager 1.2 ms") == ""
+    for alt in ["", "figure", "scaling.svg", "No description has been provided for this image", "a plot"]:
+        assert check_site.alt_problem(alt), alt
+
+
+def test_the_command_line_reports_problems_and_fails(tmp_path):
+    site = make_site(tmp_path, GOOD_PAGE.replace('href="../#top"', 'href="../gone.html"'))
+    result = subprocess.run([sys.executable, str(ROOT / "sitebuild" / "check_site.py"), str(site)],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "no such file gone.html" in result.stdout

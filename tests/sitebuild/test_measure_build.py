@@ -1,0 +1,68 @@
+"""sitebuild/measure_build.py: the parts that need no full builds (the script itself runs
+four builds and a `mkdocs serve`; run it by hand: python sitebuild/measure_build.py)."""
+
+import shutil
+
+import measure_build
+
+
+def test_two_builds_are_sorted_into_identical_numbers_only_and_other(built_site, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(built_site, a)
+    shutil.copytree(built_site, b)
+    selu = b / "selu" / "index.html"
+    selu.write_text(selu.read_text().replace("Measured on", "Measured 12.5 ms on"))
+    a_only = (a / "selu" / "index.html").read_text().replace("Measured on", "Measured 980 µs on")
+    (a / "selu" / "index.html").write_text(a_only)
+    home = b / "index.html"
+    home.write_text(home.read_text().replace("<h2", "<h3", 1))
+    (b / "sitemap.xml.gz").unlink()
+    found = measure_build.compare_sites(a, b)
+    assert found["numbers"] == ["selu/index.html"]  # 980 µs against 12.5 ms: a measured value
+    assert list(found["other"]) == ["index.html"]
+    before, after = found["other"]["index.html"]
+    assert "<h2" in before and "<h3" in after
+    assert found["only_first"] == ["sitemap.xml.gz"] and found["only_second"] == []
+    assert "assets/javascripts/" in " ".join(found["identical"])
+
+
+def timing(median, q1, q3):
+    return {"median": median, "q1": q1, "q3": q3, "samples": [q1, median, q3]}
+
+
+def test_timings_are_compared_against_their_stated_spread():
+    first = {"n": 1000, "sizes": [{"jit": timing(1.0, 0.9, 1.1)}, {"jit": timing(2.0, 1.9, 2.1)}]}
+    second = {"n": 1000, "sizes": [{"jit": timing(1.05, 1.0, 1.2)}, {"jit": timing(3.0, 2.8, 3.2)}]}
+    found = measure_build.timing_agreement(first, second)
+    assert found["count"] == 2 and found["overlap"] == 1 and found["inside"] == 1
+    assert [r["path"] for r in found["rows"]] == ["sizes/0/jit", "sizes/1/jit"]
+    assert round(found["rows"][1]["change"], 3) == 0.5
+
+
+def test_page_weight_counts_each_pages_html_and_own_figures(built_site):
+    rows, shared = measure_build.page_weights(built_site)
+    by_page = {r["page"]: r for r in rows}
+    assert by_page["(home)"]["html"] == (built_site / "index.html").stat().st_size
+    selu = by_page["selu/"]
+    svgs = sorted((built_site / "measured" / "selu_benchmark").glob("*.svg"))
+    assert selu["figures"] == len(svgs) and selu["figure_bytes"] == sum(p.stat().st_size for p in svgs)
+    assert 0 < selu["gzipped"] < selu["html"] + selu["figure_bytes"]
+    assert shared > 100_000  # Material's CSS and JavaScript, counted once
+
+
+def test_snippet_times_are_read_from_the_build_log():
+    log = "INFO - selu_benchmark: measured in 31.2 s\nINFO - other: reusing cached results\n"
+    assert measure_build.snippet_seconds(log) == {"selu_benchmark": 31.2}
+
+
+def test_the_report_is_stamped_and_the_how_page_includes_it(built_site):
+    report = (measure_build.REPORT).read_text(encoding="utf-8")
+    assert "Measured on" in report and "### Two cold builds compared" in report
+    html = (built_site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
+    assert "Two cold builds compared" in html and "measure_build.py" in html
+
+
+def test_page_weight_shows_what_inline_css_costs(built_site):
+    rows, _ = measure_build.page_weights(built_site)
+    notebook_pages = [r for r in rows if r["page"].startswith("notebooks/")]
+    assert notebook_pages and all(0 < r["inline_css"] < r["html"] for r in notebook_pages)
