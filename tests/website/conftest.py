@@ -101,6 +101,15 @@ def page(context):
     tab.close()
 
 
+# Open every <details> around an element and select every content tab that holds it.
+REVEAL_JS = """b => { for (let el = b; el; el = el.parentElement) {
+    if (el.tagName === 'DETAILS') el.open = true;
+    if (el.classList && el.classList.contains('tabbed-block')) {
+        const index = [...el.parentElement.children].indexOf(el);
+        el.closest('.tabbed-set').querySelectorAll(':scope > input')[index].checked = true;
+    } } }"""
+
+
 @dataclass
 class Visit:
     """What one page did in the browser."""
@@ -142,6 +151,7 @@ def _visit(tab, base: str, url: str) -> Visit:
     buttons = tab.locator("button.md-code__button[data-md-type=copy]")
     for i in range(buttons.count()):
         button = buttons.nth(i)
+        button.evaluate(REVEAL_JS)  # code folded in a details block or an unselected tab
         button.scroll_into_view_if_needed()
         button.click()
         visit.copies.append({
