@@ -114,7 +114,7 @@ def first_call_stages(fn, x, n_steps):
 
 def measure_loops(report: Report, quick: bool) -> None:
     lengths = [10, 30, 100] if quick else [10, 30, 100, 300, 1000]
-    repeats = 1 if quick else 3
+    repeats = 1 if quick else 2
     x = jnp.float32(0.1)
     results = {label: [] for label in LOOPS}
     for n in lengths:
