@@ -94,6 +94,7 @@ def measure(quick: bool) -> Report:
         n_steps=str(n_steps), old_weight=f"{ICS_WEIGHT:g}", width=str(config.width), depth=str(config.depth),
         batch_size=f"{config.batch_size:,}", repeats=str(rounds * repeats),
         steady_spread=f"{max(steady.values()) / min(steady.values()) - 1:.0%}",
+        steady_comparison=compare_steady({d: data[d]["steady"] for d in DESIGNS}),
         max_difference=largest and f"{largest:.1e}" or "0, bit for bit",
         new_programs_while_training=str(sum(data[d]["new_programs_while_training"] for d in DESIGNS)))
     return report
@@ -117,6 +118,17 @@ def check_documented_behaviour(data):
             problems.append(f"differs from A by {got['max_param_difference']:.2e}")
         if problems:
             raise DocumentationMismatch(f"design {design}: " + "; ".join(problems))
+
+
+def compare_steady(timings) -> str:
+    """One sentence on whether the steady-state step times can be told apart on this run."""
+    if max(t["q1"] for t in timings.values()) <= min(t["q3"] for t in timings.values()):
+        return ("Their interquartile ranges overlap: on this build's machine the three step times "
+                "cannot be told apart.")
+    fastest = min(t["median"] for t in timings.values())
+    slowest = max(t["median"] for t in timings.values())
+    return (f"Their interquartile ranges do not all overlap, and the slowest median is "
+            f"{slowest / fastest - 1:.0%} above the fastest.")
 
 
 def interleaved_timings(calls, rounds, repeats, min_sample):
