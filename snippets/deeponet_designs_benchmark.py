@@ -1,0 +1,154 @@
+"""The three designs of deeponet_designs.py, measured: same results, step times, compile counts.
+
+    python snippets/deeponet_designs_benchmark.py            # full size: the tables for your machine
+    python snippets/deeponet_designs_benchmark.py --quick    # a tiny network, a few seconds
+"""
+
+import time
+
+import jax
+
+from deeponet import DEFAULT, ICS_WEIGHT
+from deeponet_designs import (DESIGNS, TINY, count_compilations, example_batches, max_difference,
+                              trained_params, which_weight_was_used)
+from measurement import (Report, Timing, fmt_seconds, fmt_timing, main, markdown_table,
+                         time_call)
+
+
+STEP_NAMES = {"static_self": "jit(step)", "explicit": "jit(explicit_step)", "pytree": "jit(step)"}
+
+
+def step_call(design, model, batches):
+    """A function that runs one step of `model` from the same state and waits for it."""
+    if design == "pytree":
+        return lambda: jax.block_until_ready(model.step(0, *batches))
+    return lambda: jax.block_until_ready(model.step(0, model.opt_state, *batches))
+
+
+def measure(quick: bool) -> Report:
+    """Train each design a few steps from the same start; time their steps and compilations."""
+    config = TINY if quick else DEFAULT
+    n_steps = 2 if quick else 5
+    rounds, repeats, min_sample = (1, 5, 0.002) if quick else (3, 3, 0.01)
+    batches = example_batches(config)
+    report = Report()
+    rows_times, rows_results, data = [], [], {}
+    params = {}
+
+    # Times first: no design's step has been compiled yet in this process.
+    models = {}
+    for design, (label, make, _) in DESIGNS.items():
+        model = models[design] = make(config)
+        first, _ = _stopwatch(step_call(design, model, batches))  # trace + compile + one step
+        if quick and design == "static_self":  # a second full compilation: full size only
+            second, programs = None, None
+        else:
+            second_model = make(config)  # another object with the same settings: a cache hit?
+            with count_compilations() as compiled:
+                second, _ = _stopwatch(step_call(design, second_model, batches))
+            programs = 1 + compiled[STEP_NAMES[design]]
+        data[design] = {"first_step": first, "second_model_first_step": second,
+                        "compiled_programs": programs}
+    steady = interleaved_timings({d: step_call(d, models[d], batches) for d in DESIGNS},
+                                 rounds, repeats, min_sample)
+    for design, (label, _, _) in DESIGNS.items():
+        first, second, programs = (data[design][k] for k in
+                                   ("first_step", "second_model_first_step", "compiled_programs"))
+        second_text = "not measured in quick mode" if second is None else fmt_seconds(second)
+        programs_text = "not measured in quick mode" if programs is None else str(programs)
+        data[design]["steady"] = steady[design].as_dict()
+        rows_times.append([label, fmt_seconds(first), fmt_timing(steady[design]), second_text, programs_text])
+        report.text[f"{design}_first"] = fmt_seconds(first)
+        report.text[f"{design}_steady"] = fmt_seconds(steady[design].median)
+        report.text[f"{design}_second"] = second_text
+        report.text[f"{design}_programs"] = programs_text
+
+    # Then results: a few steps of each from the same start, and the changed weight.
+    for design in DESIGNS:
+        with count_compilations() as compiled:
+            params[design] = trained_params(design, models[design], config, batches, n_steps)
+        data[design]["new_programs_while_training"] = sum(compiled.values())
+        used, d_old, d_new = which_weight_was_used(design, models[design], config, batches)
+        data[design].update(weight_used=used, distance_to_old_weight=d_old, distance_to_new_weight=d_new)
+        report.text[f"{design}_weight"] = used
+
+    for design, (label, _, _) in DESIGNS.items():
+        diff = max_difference(params["static_self"], params[design])
+        data[design]["max_param_difference"] = diff
+        rows_results.append([label, "0 (the reference)" if design == "static_self" else f"{diff:.1e}",
+                             f"the {data[design]['weight_used']} one"
+                             + (" (stale)" if data[design]["weight_used"] == "old" else "")])
+        report.text[f"{design}_difference"] = f"{diff:.1e}"
+
+    check_documented_behaviour(data)
+    steady = {d: data[d]["steady"]["median"] for d in DESIGNS}
+    largest = max(data[d]["max_param_difference"] for d in DESIGNS)
+    report.data.update(designs=data, config=vars(config), n_steps=n_steps)
+    report.tables["times"] = markdown_table(
+        ["design", "first step (trace + compile + run)", "steady-state step", "a second model's first step",
+         "programs compiled for two models"], rows_times)
+    report.tables["results"] = markdown_table(
+        ["design", f"largest parameter difference from A after {n_steps} steps",
+         f"after `ics_weight` changes from {ICS_WEIGHT:g} to 0, the next step uses"], rows_results)
+    report.text.update(
+        n_steps=str(n_steps), old_weight=f"{ICS_WEIGHT:g}", width=str(config.width), depth=str(config.depth),
+        batch_size=f"{config.batch_size:,}", repeats=str(rounds * repeats),
+        steady_spread=f"{max(steady.values()) / min(steady.values()) - 1:.0%}",
+        steady_comparison=compare_steady({d: data[d]["steady"] for d in DESIGNS}),
+        max_difference=largest and f"{largest:.1e}" or "0, bit for bit",
+        new_programs_while_training=str(sum(data[d]["new_programs_while_training"] for d in DESIGNS)))
+    return report
+
+
+class DocumentationMismatch(RuntimeError):
+    """The designs no longer behave as the page says: the build must stop."""
+
+
+def check_documented_behaviour(data):
+    """What the page's prose states about the three designs, checked on this run."""
+    expected = {"static_self": ("old", 2), "explicit": ("new", 1), "pytree": ("new", 1)}
+    for design, (weight, programs) in expected.items():
+        got = data[design]
+        problems = [f"used the {got['weight_used']} weight"] if got["weight_used"] != weight else []
+        if got["compiled_programs"] not in (programs, None):
+            problems.append(f"compiled {got['compiled_programs']} programs for two models")
+        if got["new_programs_while_training"]:
+            problems.append(f"compiled {got['new_programs_while_training']} programs while training")
+        if got["max_param_difference"] > 1e-6:
+            problems.append(f"differs from A by {got['max_param_difference']:.2e}")
+        if problems:
+            raise DocumentationMismatch(f"design {design}: " + "; ".join(problems))
+
+
+def compare_steady(timings) -> str:
+    """One sentence on whether the steady-state step times can be told apart on this run."""
+    if max(t["q1"] for t in timings.values()) <= min(t["q3"] for t in timings.values()):
+        return ("Their interquartile ranges overlap: on this build's machine the three step times "
+                "cannot be told apart.")
+    fastest = min(t["median"] for t in timings.values())
+    slowest = max(t["median"] for t in timings.values())
+    return (f"Their interquartile ranges do not all overlap, and the slowest median is "
+            f"{slowest / fastest - 1:.0%} above the fastest.")
+
+
+def interleaved_timings(calls, rounds, repeats, min_sample):
+    """time_call each function in turn, `rounds` times over, and pool each one's samples:
+    a slow spell of the shared machine then hits every design, not just the one timed then."""
+    pooled = {name: [] for name in calls}
+    numbers = {}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            timing = time_call(call, repeats=repeats, min_sample_s=min_sample)
+            pooled[name] += timing.samples
+            numbers[name] = timing.number
+    return {name: Timing(samples, numbers[name]) for name, samples in pooled.items()}
+
+
+def _stopwatch(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+if __name__ == "__main__":
+    main(measure)

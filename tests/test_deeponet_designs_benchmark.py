@@ -1,0 +1,37 @@
+"""snippets/deeponet_designs_benchmark.py: what the build measured, and what the page shows."""
+
+import json
+
+from project import ROOT
+
+FOLDER = ROOT / ".cache" / "measured" / "quick" / "deeponet_designs_benchmark"
+
+
+def results():
+    return json.loads((FOLDER / "results.json").read_text())
+
+
+def test_results_hold_the_tables_and_the_documented_behaviour(built_site):
+    r = results()
+    assert r["tables"] == ["results", "times"]
+    designs = r["data"]["designs"]
+    assert {d: designs[d]["weight_used"] for d in designs} == {
+        "static_self": "old", "explicit": "new", "pytree": "new"}
+    assert all(designs[d]["max_param_difference"] <= 1e-6 for d in designs)
+    assert all(designs[d]["new_programs_while_training"] == 0 for d in designs)
+    assert designs["explicit"]["compiled_programs"] == designs["pytree"]["compiled_programs"] == 1
+    assert all(designs[d]["first_step"] > designs[d]["steady"]["median"] for d in designs)
+
+
+def test_running_the_script_prints_the_same_tables(built_site):
+    printed = (FOLDER / "stdout.txt").read_text()
+    for table in ("results", "times"):
+        assert (FOLDER / f"{table}.md").read_text() in printed
+
+
+def test_design_page_shows_the_tables_and_the_code_of_each_design(built_site):
+    html = (built_site / "designing-for-jit" / "index.html").read_text(encoding="utf-8")
+    assert html.count("<table>") >= 3  # the static/traced table and two measured tables
+    for code in ("static_argnums", "explicit_step", "register_dataclass", "count_compilations"):
+        assert code in html, code
+    assert results()["stamp"] in html
