@@ -136,7 +136,7 @@ class Config:
     depth: int = 4
     latent: int = 48
     n_sensors: int = N_SENSORS
-    batch_size: int = 500
+    batch_size: int = 250
     n_functions: int = 500  # training functions
     n_test: int = 100  # held-out functions
     steps: int = 2000  # training steps of a short run
