@@ -82,10 +82,11 @@ def measure_batch_size(model, functions, batch_size, s, first_calls):
     if first_calls:
         result["first"] = first_call_stages(model, state, batches)
         with CompileCounter() as compiles:  # op by op, each primitive compiles for its shapes
-            result["eager_first"], _ = stopwatch(
+            result["eager_first"], eager_state = stopwatch(
                 lambda: jax.block_until_ready(eager(0, state, *batches)))
         result["eager_first_compiles"] = compiles.count
         result["eager_first_compile_s"] = compiles.seconds
+        result["agreement"] = agreement(model, state, model.step(0, state, *batches), eager_state)
 
     jit_i = itertools.count(1)  # a new Python int i for every call, as in training
     with CompileCounter() as jit_compiles:
@@ -107,13 +108,28 @@ def measure_batch_size(model, functions, batch_size, s, first_calls):
     return result
 
 
+def agreement(model, before, jitted, eager):
+    """How far apart one jitted and one un-jitted step leave the parameters."""
+    leaves = [jax.tree.leaves(model.get_params(x)) for x in (before, jitted, eager)]
+    start, jit_p, eager_p = ([np.asarray(a) for a in group] for group in leaves)
+    return {"max_difference": max(float(np.abs(a - b).max()) for a, b in zip(jit_p, eager_p)),
+            "max_step": max(float(np.abs(a - b).max()) for a, b in zip(jit_p, start)),
+            "allclose": all(np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(jit_p, eager_p))}
+
+
 def break_even(m):
     """Steps after which jit is ahead: on its compile cost alone, and from a cold start."""
     saving = m["eager"].median - m["jit"].median
     jit_first = sum(m["first"].values())
+    if saving <= 0:  # not expected; say so rather than divide by it
+        return {"repay_compile_steps": None, "cold_start_steps": None, "jit_first": jit_first}
     repay = (m["first"]["trace_and_lower"] + m["first"]["compile"]) / saving
     cold = 1 if jit_first <= m["eager_first"] else 1 + math.ceil((jit_first - m["eager_first"]) / saving)
     return {"repay_compile_steps": math.ceil(repay), "cold_start_steps": cold, "jit_first": jit_first}
+
+
+def fmt_steps(steps):
+    return "never: the jitted step was not faster" if steps is None else f"{steps:,}"
 
 
 def measure(quick: bool) -> Report:
@@ -184,8 +200,11 @@ def report_first_call(report, m):
           fmt_seconds(m["eager_first"])],
          ["steady un-jitted step (median)", fmt_seconds(m["eager"].median)],
          ["steps until the time saved per step repays trace + compile",
-          f"{b['repay_compile_steps']:,}"],
-         ["steps until jit is ahead, first calls included", f"{b['cold_start_steps']:,}"]])
+          fmt_steps(b["repay_compile_steps"])],
+         ["steps until jit is ahead, first calls included", fmt_steps(b["cold_start_steps"])]])
+    report.data["agreement"] = m["agreement"]
+    report.text.update(max_difference=f"{m['agreement']['max_difference']:.1e}",
+                       max_step=f"{m['agreement']['max_step']:.1e}")
     report.data["first_call"] = {**first, **b, "eager_first": m["eager_first"],
                                  "eager_first_compiles": m["eager_first_compiles"],
                                  "eager_first_compile_s": m["eager_first_compile_s"]}
@@ -197,8 +216,9 @@ def report_first_call(report, m):
         eager_first=fmt_seconds(m["eager_first"]),
         eager_first_compiles=str(m["eager_first_compiles"]),
         eager_first_compile_s=fmt_seconds(m["eager_first_compile_s"]),
-        repay_steps=f"{b['repay_compile_steps']:,}",
-        cold_start=("from the very first step" if b["cold_start_steps"] == 1
+        repay_steps=fmt_steps(b["repay_compile_steps"]),
+        cold_start=("never: the jitted step was not faster" if b["cold_start_steps"] is None
+                    else "from the very first step" if b["cold_start_steps"] == 1
                     else f"after {b['cold_start_steps']:,} steps"),
     )
 

@@ -40,12 +40,19 @@ def test_two_batch_sizes_each_timed_jitted_and_not(built_site):
         assert m["eager_compiles_per_call"] > 0
 
 
+def test_jitted_and_unjitted_steps_give_the_same_parameters(built_site):
+    agreement = results()["data"]["agreement"]  # one step of each, from the same state
+    assert agreement["max_step"] > 1e-4  # the step did move the parameters
+    assert agreement["allclose"]  # to float32 tolerance: rtol 1e-5, atol 1e-6
+    assert agreement["max_difference"] < 1e-5
+
+
 def test_first_call_is_split_and_break_even_is_consistent(built_site):
     first = results()["data"]["first_call"]
     assert first["trace_and_lower"] > 0 and first["compile"] > 0 and first["first_execution"] > 0
     assert first["eager_first_compiles"] > 10  # op by op: many primitives, each compiled
     assert first["jit_first"] == first["trace_and_lower"] + first["compile"] + first["first_execution"]
-    assert first["repay_compile_steps"] >= 1 and first["cold_start_steps"] >= 1
+    assert first["repay_compile_steps"] >= 1 and first["cold_start_steps"] >= 1  # jit was faster
 
 
 def test_training_logged_every_term_and_errors_for_every_held_out_input(built_site):

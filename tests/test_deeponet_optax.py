@@ -4,7 +4,7 @@ import jax
 import numpy as np
 
 import deeponet as d
-from deeponet_optax import compare, optax_step, optimizer, schedule
+from deeponet_optax import optax_step, optimizer, schedule
 from jax.example_libraries import optimizers
 
 
@@ -28,7 +28,3 @@ def test_the_optimizers_agree_step_by_step():
             assert moved > 1e-3
         jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6),
                      model.get_params(state), params)
-
-
-def test_compare_reports_the_largest_difference():
-    assert 0 <= compare(d.SMALL, n_steps=1) < 1e-5
