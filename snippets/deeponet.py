@@ -34,12 +34,19 @@ Public API (other snippets import these; keep them stable):
     loss_terms(params, ics_batch, bcs_batch, res_batch) -> {"ics", "bcs", "res"}
     loss(params, ics_batch, bcs_batch, res_batch, ics_weight=ICS_WEIGHT)
     evaluate_losses             jax.jit(loss_terms)
-    predict(params, functions, t, x)            the network on one grid, for each function
+    predict(params, functions, t, x)            the network on points (t, x), for each function
+    test_grid(n_t=N_T_TEST, n_x=N_X_TEST) -> (t, x)   the held-out error's grid
     relative_l2_errors(params, functions, n_t=N_T_TEST, n_x=N_X_TEST)  one error per function
+    demo(config=DEFAULT, steps=300)             what `python deeponet.py [steps]` runs
     PIDeepONet(config=DEFAULT, key=None, ...)   .opt_init, .opt_update, .get_params,
                                 .opt_state, .itercount, .ics_weight, .loss(params, ...),
                                 .step(i, opt_state, ics_batch, bcs_batch, res_batch) (jitted),
                                 .params, .train(key, functions, n_steps, log_every)
+
+Already wrapped in jax.jit: random_functions, exact_solution, make_batches (batch_size static),
+init_params (layer sizes static), evaluate_losses, predict, relative_l2_errors and
+PIDeepONet.step (self static; PIDeepONet.step.__wrapped__ is the plain function). The rest are
+plain functions, to be composed and jitted by the caller.
 """
 
 # --8<-- [start:imports]
