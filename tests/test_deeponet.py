@@ -50,8 +50,8 @@ def residual_of_frozen(coeffs, t, x):
 def test_the_pde_residual_is_zero_on_the_exact_solution_only(functions):
     t, x = points(200)
     np.testing.assert_allclose(residual_of_exact(functions.coeffs, t, x), 0.0, atol=1e-5)
-    frozen = jnp.max(jnp.abs(residual_of_frozen(functions.coeffs, t, x)), axis=1)
-    assert bool(jnp.all(frozen > 1e-2))  # the test has teeth: s_t = 0 there, k s_xx is not
+    frozen = np.abs(np.asarray(residual_of_frozen(functions.coeffs, t, x))).max(axis=1)
+    assert np.all(frozen > 1e-2)  # the test has teeth: s_t = 0 there, k s_xx is not
 
 
 def test_exact_solution_starts_at_the_input_and_is_periodic(functions):
@@ -100,43 +100,38 @@ def test_network_residual_agrees_with_the_hessian(functions):
 
 def test_batches_hold_what_each_loss_term_needs(functions, batches):
     b, m = CONFIG.batch_size, CONFIG.n_sensors
+    known = np.asarray(functions.u)
+    batches = jax.tree.map(np.asarray, batches)
     for (u, y), s in batches:
         assert u.shape == (b, m) and y.shape == (b, 2) and s.shape == (b,)
-        # every u is one of the training functions
-        assert bool(jnp.all(jnp.min(jnp.abs(u[:, None] - functions.u[None]).sum(-1), axis=1) == 0))
+        distance = np.abs(u[:, None] - known[None]).sum(-1)
+        assert np.all(distance.min(axis=1) == 0)  # every u is one of the training functions
     (u, y), s = batches[0]
-    assert bool(jnp.all(y[:, 0] == 0))  # initial condition: t = 0, target u(x)
-    idx = jnp.argmin(jnp.abs(u[:, None] - functions.u[None]).sum(-1), axis=1)
+    assert np.all(y[:, 0] == 0)  # initial condition: t = 0, target u(x)
+    idx = np.abs(u[:, None] - known[None]).sum(-1).argmin(axis=1)
     np.testing.assert_allclose(s, d.exact_solution(functions.coeffs[idx], 0.0, y[:, 1]), atol=1e-6)
     (u, y), s = batches[1]
-    assert bool(jnp.all(y[:, 1] == 0)) and bool(jnp.all(s == 0))  # boundary: x = 0, compared with x = 1
+    assert np.all(y[:, 1] == 0) and np.all(s == 0)  # boundary: x = 0, compared with x = 1
     (u, y), s = batches[2]
-    assert bool(jnp.all((y >= 0) & (y <= jnp.array([d.T_END, 1.0])))) and bool(jnp.all(s == 0))
+    assert np.all((y >= 0) & (y <= [d.T_END, 1.0])) and np.all(s == 0)
 
 
 def test_batches_are_reproducible_and_differ_by_key(functions):
     a = d.make_batches(jax.random.key(5), functions, CONFIG.batch_size)
     b = d.make_batches(jax.random.key(5), functions, CONFIG.batch_size)
     c = d.make_batches(jax.random.key(6), functions, CONFIG.batch_size)
-    assert all(bool(jnp.array_equal(p, q)) for p, q in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
-    assert not bool(jnp.array_equal(a[2][0][1], c[2][0][1]))
+    jax.tree.map(np.testing.assert_array_equal, a, b)
+    assert not np.array_equal(a[2][0][1], c[2][0][1])
 
 
 # ------------------------------------------------------------------ the step
+# (that the jitted and the un-jitted step give the same parameters is checked on the
+# build's own run of both: tests/test_deeponet_benchmark.py)
 
 
-def test_jitted_and_unjitted_steps_give_the_same_parameters(batches):
-    model = d.PIDeepONet(CONFIG)
-    eager_step = partial(d.PIDeepONet.step.__wrapped__, model)
-    jitted, eager = model.opt_state, model.opt_state
-    for i in range(3):
-        jitted = model.step(i, jitted, *batches)
-        eager = eager_step(i, eager, *batches)
-    moved = jax.tree.map(lambda a, b: float(jnp.max(jnp.abs(a - b))),
-                         model.get_params(jitted), model.params)
-    assert max(jax.tree.leaves(moved)) > 1e-3  # the steps did change the parameters
-    jax.tree.map(partial(np.testing.assert_allclose, rtol=1e-5, atol=1e-6),
-                 model.get_params(jitted), model.get_params(eager))
+def largest_difference(a, b):
+    return max(float(np.abs(np.asarray(x) - np.asarray(y)).max())
+               for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
 
 
 class CompileCounter:
@@ -172,8 +167,7 @@ def test_static_self_python_int_i_and_frozen_attributes(batches):
     with CompileCounter() as compiles:
         fresh = other.step(0, other.opt_state, *batches)
     assert compiles.count == 1
-    assert any(not bool(jnp.allclose(a, b)) for a, b in
-               zip(jax.tree.leaves(other.get_params(fresh)), jax.tree.leaves(model.get_params(first))))
+    assert largest_difference(other.get_params(fresh), model.get_params(first)) > 1e-4
 
 
 # ------------------------------------------------------------------ training
@@ -195,7 +189,7 @@ def test_loss_decreases_over_a_short_run(functions):
 def test_relative_l2_errors_one_per_function(functions):
     model = d.PIDeepONet(CONFIG)
     held_out = d.random_functions(jax.random.key(7), 4, CONFIG.n_sensors)
-    errors = d.relative_l2_errors(model.params, held_out, n_t=3, n_x=8)
-    assert errors.shape == (4,) and bool(jnp.all(jnp.isfinite(errors))) and bool(jnp.all(errors > 0))
+    errors = np.asarray(d.relative_l2_errors(model.params, held_out, n_t=3, n_x=8))
+    assert errors.shape == (4,) and np.all(np.isfinite(errors)) and np.all(errors > 0)
     t, x = d.test_grid(3, 8)
     assert d.predict(model.params, held_out, t, x).shape == (4, 3, 8)
