@@ -1,5 +1,8 @@
 """Every file under snippets/ runs as a script in an empty folder, with matplotlib's Agg.
 
+Each runs with --quick: a script whose demo takes long (deeponet.py) offers a small size
+under that switch, and a script without options ignores it.
+
 Build snippets (mkdocs.yml's extra.build_snippets) are run exactly that way by the build
 (sitebuild/snippet_runs.py: an empty working folder, MPLBACKEND=Agg). Rather than run them a
 second time, the test checks that the quick build's cached run belongs to the current files:
@@ -37,7 +40,8 @@ def test_snippet_runs_as_a_script_in_an_empty_folder(snippet, tmp_path, built_si
         assert json.loads((folder / "key.json").read_text()) == expected
         assert (folder / "results.json").is_file()
         return
-    result = subprocess.run([sys.executable, str(snippet)], cwd=tmp_path, capture_output=True,
+    # --quick: scripts with a slow demo offer the small size the tests use; others ignore it
+    result = subprocess.run([sys.executable, str(snippet), "--quick"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=300, env={**os.environ, "MPLBACKEND": "Agg"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert not list(tmp_path.iterdir()), "a snippet run leaves no files behind"
