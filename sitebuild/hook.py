@@ -103,6 +103,8 @@ def _make_notebook(template: Path, config, out_dir: Path) -> Path:
     except Exception as error:
         raise PluginError(f"notebook template {template}: {error}") from None
     notebook = jupytext.reads("\n".join(expanded) + "\n", fmt="py:percent")
+    for number, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{number}"  # nbformat draws random ids: the file must not change by itself
     root = template.parent.parent
     notebook.metadata["just_in_time"] = {
         "template": template.relative_to(root).as_posix(),

@@ -1,0 +1,120 @@
+"""SELU four ways, from an interpreted Python loop to one compiled program.
+
+The rungs of the ladder, each computing the same SELU as snippets/selu.py:
+
+1. pure Python: CPython's evaluation loop runs the loop body's bytecode once per element;
+2. NumPy: one call per operation, each a precompiled C loop over the whole array;
+3. eager JAX: one dispatch per primitive, each a precompiled XLA kernel;
+4. jax.jit: the whole function compiled by XLA into one fused program, one dispatch per call.
+
+Run it to see the bytecode and the four results agree:  python snippets/interpreters.py
+"""
+
+# --8<-- [start:imports]
+import dis
+import io
+import math
+import sys
+
+import numpy as np
+
+from selu import selu, selu_jit, selu_numpy
+# --8<-- [end:imports]
+
+
+# --8<-- [start:selu_python]
+def selu_python(xs, alpha=1.67, lambda_=1.05):
+    """SELU on a list of Python floats, one element at a time."""
+    out = []
+    for x in xs:
+        if x > 0:
+            y = x
+        else:
+            y = alpha * math.exp(x) - alpha
+        out.append(lambda_ * y)
+    return out
+# --8<-- [end:selu_python]
+
+
+# --8<-- [start:bytecode]
+def loop_body_bytecode(fn=selu_python, adaptive=False):
+    """`dis` listing of `fn`'s loop, from FOR_ITER to the jump back to it.
+
+    With adaptive=True, CPython 3.11+ shows the specialized instructions it has
+    swapped in while the function ran (call it a few times first).
+    """
+    listing = io.StringIO()
+    dis.dis(fn, file=listing, adaptive=adaptive)
+    lines = listing.getvalue().splitlines()
+    start = next(i for i, line in enumerate(lines) if "FOR_ITER" in line)
+    end = next(i for i, line in enumerate(lines) if "JUMP_BACKWARD" in line)
+    while start > 0 and lines[start - 1].strip():  # keep the loop's source line number
+        start -= 1
+    return "\n".join(lines[start:end + 1])
+# --8<-- [end:bytecode]
+
+
+# --8<-- [start:count_instructions]
+def instructions_executed(fn, xs):
+    """How many bytecode instructions `fn(xs)` executes in its own frame.
+
+    sys.settrace with f_trace_opcodes reports every instruction the evaluation
+    loop dispatches; the calls it makes (math.exp, list.append) run in C and
+    count as the one CALL instruction that invoked them.
+    """
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if frame.f_code is not fn.__code__:
+            return None  # do not trace other functions
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        if event == "opcode":
+            count += 1
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        fn(xs)
+    finally:
+        sys.settrace(previous)
+    return count
+
+
+def instructions_per_element(fn=selu_python):
+    """Instructions per element for each branch, and the fixed cost per call."""
+    fixed = instructions_executed(fn, [])
+    return {"fixed": fixed,
+            "positive": instructions_executed(fn, [1.0]) - fixed,
+            "negative": instructions_executed(fn, [-1.0]) - fixed}
+# --8<-- [end:count_instructions]
+
+
+# --8<-- [start:ladder]
+def ladder_inputs(x):
+    """The same data for every rung: a JAX array, its NumPy copy, a list of floats."""
+    x_np = np.asarray(x)
+    return {"pure Python": x_np.tolist(), "NumPy": x_np, "eager JAX": x, "jax.jit": x}
+
+
+RUNGS = {
+    # each call returns only once its result exists (block_until_ready for JAX)
+    "pure Python": selu_python,  # the interpreter, element by element
+    "NumPy": selu_numpy,  # one precompiled C loop per operation
+    "eager JAX": lambda x: selu(x).block_until_ready(),  # one XLA kernel per primitive
+    "jax.jit": lambda x: selu_jit(x).block_until_ready(),  # one fused XLA program
+}
+# --8<-- [end:ladder]
+
+
+if __name__ == "__main__":
+    print(f"Python {sys.version.split()[0]}: the loop body of selu_python as bytecode\n")
+    print(loop_body_bytecode())
+    print("\ninstructions executed per element:", instructions_per_element())
+    from selu import random_input
+
+    inputs = ladder_inputs(random_input(6))
+    for name, rung in RUNGS.items():
+        print(f"{name:12s}", np.round(np.asarray(rung(inputs[name]), dtype=np.float32), 4))

@@ -1,0 +1,64 @@
+"""snippets/interpreters.py: the four rungs agree, and the bytecode tools tell the truth."""
+
+import dis
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from interpreters import (RUNGS, instructions_executed, instructions_per_element, ladder_inputs,
+                          loop_body_bytecode, selu_python)
+
+CASES = {
+    "random": np.random.default_rng(0).standard_normal(300).astype(np.float32) * 3,
+    "zeros and signed zeros": np.array([0.0, -0.0, 0.0], np.float32),
+    "negative": -np.arange(1, 200, dtype=np.float32) / 7,
+    "large magnitude": np.array([-1e4, -300, -80, 80, 300, 1e4], np.float32),
+    "one element": np.array([-0.5], np.float32),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_every_rung_computes_the_same_values(case):
+    inputs = ladder_inputs(jnp.asarray(CASES[case]))
+    results = {name: np.asarray(rung(inputs[name]), dtype=np.float32) for name, rung in RUNGS.items()}
+    assert list(results) == ["pure Python", "NumPy", "eager JAX", "jax.jit"]
+    for name, values in results.items():
+        assert values.shape == CASES[case].shape, name
+        np.testing.assert_allclose(values, results["jax.jit"], rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_ladder_inputs_hold_the_same_data_for_every_rung():
+    x = jnp.asarray(CASES["random"])
+    inputs = ladder_inputs(x)
+    assert isinstance(inputs["pure Python"], list) and isinstance(inputs["pure Python"][0], float)
+    for value in inputs.values():
+        np.testing.assert_array_equal(np.asarray(value, dtype=np.float32), CASES["random"])
+
+
+def test_loop_body_bytecode_is_this_pythons_loop():
+    listing = loop_body_bytecode()
+    opnames = {i.opname for i in dis.get_instructions(selu_python)}
+    lines = listing.splitlines()
+    assert "FOR_ITER" in listing.split("\n\n")[0]  # the loop's first source line
+    assert "JUMP_BACKWARD" in lines[-1]  # ... to the jump back to it
+    shown = {word for line in lines for word in line.split() if word in dis.opmap}
+    assert shown and shown <= opnames
+    assert {"COMPARE_OP", "BINARY_OP", "CALL"} <= shown  # what the chapter names, Python 3.11+
+
+
+def test_instruction_counts_predict_a_traced_run_exactly():
+    counts = instructions_per_element()
+    assert counts["negative"] > counts["positive"] > 0 and counts["fixed"] > 0
+    xs = [1.5, -2.0, 0.0, 3.0, -0.1]  # 0.0 takes the else branch
+    positive = sum(x > 0 for x in xs)
+    expected = counts["fixed"] + counts["positive"] * positive + counts["negative"] * (len(xs) - positive)
+    assert instructions_executed(selu_python, xs) == expected
+
+
+def test_counting_instructions_leaves_no_tracer_behind():
+    import sys
+
+    before = sys.gettrace()
+    instructions_executed(selu_python, [1.0])
+    assert sys.gettrace() is before

@@ -1,0 +1,80 @@
+"""snippets/jit_benchmark.py and docs/jit.md: what the build captured and measured, and the page."""
+
+import json
+import math
+import re
+
+from jit_tracing import CASES
+from project import ROOT
+
+FOLDER = ROOT / ".cache" / "measured" / "quick" / "jit_benchmark"
+
+
+def results():
+    return json.loads((FOLDER / "results.json").read_text())
+
+
+def test_results_hold_every_table_figure_and_text_the_page_uses(built_site):
+    res = results()
+    assert res["tables"] == ["bandwidth", "break_even", "cache_cases", "dispatch", "page_faults"]
+    assert set(res["figures"]) == {"break_even", "bandwidth", "dispatch"}
+    used = set(re.findall(r"jit_benchmark\.text\.(\w+)", (ROOT / "docs" / "jit.md").read_text()))
+    assert used <= set(res["text"]), used - set(res["text"])
+    assert all(res["text"][key] for key in used)
+
+
+def test_the_trace_time_print_ran_once_per_compilation_at_build(built_site):
+    res = results()
+    assert res["data"]["three_calls"] == {"tracing": 2, "running": 3}
+    assert "JitTracer(float32[2])" in res["text"]["three_calls"]
+    assert "f32[1000000]" in res["text"]["jaxpr"]
+
+
+def test_the_cache_cases_at_build_match_what_the_page_states(built_site):
+    measured = results()["data"]["cache_cases"]
+    for slug, (_, _, expected) in CASES.items():
+        got = [(c["cache_before"], c["cache_after"], c["traced"]) for c in measured[slug]]
+        assert got == expected, slug
+    text = results()["text"]
+    assert "now f32[4] and before f32[3]" in text["log_new_shape"]
+    assert "weak_type=True" in text["log_weak_type"]
+    assert text["log_new_values"].startswith("(no message")
+
+
+def test_break_even_ranges_bracket_their_medians(built_site):
+    rows = results()["data"]["break_even"]
+    assert [r["n"] for r in rows] == [1_000, 100_000]
+    number = lambda v: math.inf if v == "inf" else v  # noqa: E731
+    for row in rows:
+        for key in ("vs_eager", "vs_numpy"):
+            median, low, high = map(number, row[key])
+            assert low <= median <= high, (row["n"], key)
+
+
+def test_donation_at_build_gave_the_undonated_result_and_an_error(built_site):
+    res = results()
+    assert res["data"]["donated_equals_undonated"] is True
+    assert "deleted" in res["text"]["donated_error"]
+    faults = res["data"]["bandwidth"]["faults"]
+    assert set(faults) == {"copy", "add", "selu_donated", "selu_fresh"}
+
+
+def test_running_the_script_prints_the_same_tables(built_site):
+    printed = (FOLDER / "stdout.txt").read_text()
+    for table in results()["tables"]:
+        assert (FOLDER / f"{table}.md").read_text() in printed
+
+
+def test_the_page_shows_captured_output_tables_figures_and_stamps(built_site):
+    html = (built_site / "jit" / "index.html").read_text(encoding="utf-8")
+    images = re.findall(r'<img alt="([^"]+)" src="([^"]+)"', html)
+    assert {src.rsplit("/", 1)[1] for _, src in images} == {"break_even.svg", "bandwidth.svg",
+                                                             "dispatch.svg"}
+    for alt, src in images:
+        assert len(alt) > 80, "alt text says what the figure shows, with its numbers"
+        assert (built_site / "jit" / src).resolve().is_file(), src
+    assert html.count("<table>") >= 5
+    assert "quick mode" in html and "Measured on " in html
+    assert "tracing selu_loud with x = JitTracer(float32[2])" in html
+    assert "TRACING CACHE MISS" in html
+    assert "{{" not in html and "--8&lt;--" not in html
