@@ -82,7 +82,7 @@ def train(model, key, functions, n_iter, log_every=LOG_EVERY, evaluate=loss_term
             jax.block_until_ready(model.opt_state)
         if it % log_every == 0:
             terms = evaluate(model.params, *batches)  # the original: loss_terms, not jitted
-            log.append({"it": it, **{k: float(v) for k, v in terms.items()}})  # float() waits
+            log.append({"it": it, **{k: float(terms[k]) for k in ("ics", "bcs", "res")}})  # waits
             bar.set_postfix(log[-1])
         bar.update()
         now = time.perf_counter()
@@ -283,7 +283,7 @@ def demo(config=TINY, n_iter=120, log_every=40):
         print(f"{name}: {sum(seconds):.2f} s for {n_iter} iterations; slowest: "
               + ", ".join(f"#{i} {seconds[i] * 1e3:.1f} ms" for i in sorted(slowest)))
         names = compiled(messages)
-        print(f"  {len(names)} compilations: "
+        print(f"  JAX logged {len(names)} compilation(s): "
               + ", ".join(f"{n}" for n in sorted(set(names), key=names.index)[:8])
               + (" ..." if len(set(names)) > 8 else ""))
     print(f"the step's cache holds {PIDeepONet.step._cache_size()} entry")
