@@ -151,6 +151,7 @@ def measure(quick: bool) -> Report:
         queued_work=fmt_seconds(ahead * step_t.median),
         **timeline_text(runs, log_every, n_iter))
     report.tables["timeline"] = timeline_table(runs, log_every, n_iter)
+    report.tables["timeline_original"] = timeline_table({"original": runs["original"]}, log_every, n_iter)
     report.figures["timeline_original"] = timeline_figure({"original": runs["original"]}, log_every,
                                                           n_iter, height=3.0)
     report.figures["timeline_fixes"] = timeline_figure(runs, log_every, n_iter, height=7.2)
