@@ -149,7 +149,8 @@ def _visit(tab, base: str, url: str) -> Visit:
     visit.downloads = tab.eval_on_selector_all("a[download][href]", "els => els.map(e => e.href)")
 
     buttons = tab.locator("button.md-code__button[data-md-type=copy]")
-    for i in range(buttons.count()):
+    count = buttons.count()  # every button works alike: try up to five, spread over the page
+    for i in sorted({round(j * (count - 1) / 4) for j in range(5)} if count > 5 else range(count)):
         button = buttons.nth(i)
         button.evaluate(REVEAL_JS)  # code folded in a details block or an unselected tab
         button.scroll_into_view_if_needed()
