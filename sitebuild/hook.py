@@ -154,18 +154,22 @@ def on_page_markdown(markdown_text, page, config, files):
     def stamp(name: str) -> str:
         return _results(name)["stamp"]
 
+    def source(name: str) -> str:  # from any figure or table to the file that made it
+        return (f'{stamp(name)} · made by <code>snippets/{name}.py</code> '
+                f'(<a href="{data_json(name)}">numbers</a>)')
+
     def table(name: str, table_name: str) -> str:
         if table_name not in _results(name)["tables"]:
             raise PluginError(f"{src}: build snippet {name!r} wrote no table {table_name!r}")
         text = (_runs[name].folder / f"{table_name}.md").read_text(encoding="utf-8")
-        return f"{text}\n<small class=\"stamp\">{stamp(name)}</small>\n"
+        return f"{text}\n<small class=\"stamp\">{source(name)}</small>\n"
 
     def figure(name: str, fig_name: str) -> str:
         fig = _results(name)["figures"].get(fig_name)
         if fig is None:
             raise PluginError(f"{src}: build snippet {name!r} wrote no figure {fig_name!r}")
         return (f'<figure markdown="span">\n  ![{fig["alt"]}]({url(name, fig["file"])})\n'
-                f'  <figcaption>{fig["caption"]} <small>{stamp(name)}</small></figcaption>\n</figure>\n')
+                f'  <figcaption>{fig["caption"]} <small class="stamp">{source(name)}</small></figcaption>\n</figure>\n')
 
     def data_json(name: str) -> str:  # a link target for readers who want the raw numbers
         return url(name, "results.json")
@@ -174,7 +178,8 @@ def on_page_markdown(markdown_text, page, config, files):
     variables = {name: run.results for name, run in _runs.items()}
     try:
         return env.from_string(markdown_text).render(
-            **variables, table=table, figure=figure, stamp=stamp, results_json=data_json)
+            **variables, table=table, figure=figure, stamp=stamp, results_json=data_json,
+            build_snippets=list(_runs))
     except jinja2.TemplateError as error:
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PluginError(f"{src}{line}: {error}") from None
