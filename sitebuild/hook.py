@@ -155,8 +155,12 @@ def on_page_markdown(markdown_text, page, config, files):
         return _results(name)["stamp"]
 
     def source(name: str) -> str:  # from any figure or table to the file that made it
-        return (f'{stamp(name)} · made by <code>snippets/{name}.py</code> '
-                f'(<a href="{data_json(name)}">numbers</a>)')
+        # Raw HTML (a figcaption's Markdown is not rendered), so the link is relative to the
+        # page's URL, which MkDocs would otherwise work out for a Markdown link.
+        page_dir = page.url if page.url.endswith("/") or not page.url else posixpath.dirname(page.url)
+        numbers = posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")
+        return f'{stamp(name)} · made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)'
+
 
     def table(name: str, table_name: str) -> str:
         if table_name not in _results(name)["tables"]:

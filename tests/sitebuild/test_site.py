@@ -20,7 +20,7 @@ def test_selu_page_carries_its_figures_tables_and_stamp(built_site):
     assert html.count("<table>") >= 4  # headline, published, first call, scaling
     assert "Measured on " in html and "jax 0.10.2" in html and "backend cpu" in html
     # every figure and table leads to the snippet that made it, and to its raw numbers
-    assert html.count("made by <code>snippets/selu_benchmark.py</code>") >= 6
+    assert html.count("made by <code>snippets/selu_benchmark.py</code>") >= 6, "a figure or table without its source"
     assert 'href="../measured/selu_benchmark/results.json"' in html
     results = json.loads((built_site / "measured" / "selu_benchmark" / "results.json").read_text())
     assert results["quick"] is True
