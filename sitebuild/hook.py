@@ -189,9 +189,21 @@ def on_page_markdown(markdown_text, page, config, files):
         raise PluginError(f"{src}{line}: {error}") from None
 
 
+_serving = False
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+    if _serving:
+        log.info("serving: the link and third-party checks of the finished HTML run at `mkdocs build`")
+
+
 def on_post_build(config):
     """Fail if a page loads anything from another host, or links to a file or #anchor
     that does not exist (check_site.py: plain HTML checks, independent of MkDocs)."""
+    if _serving:  # reading every page back costs most of a reload; `mkdocs build` and the tests check
+        return
     site = Path(config.site_dir)
     pages = check_site.parse_site(site)
     problems = (check_site.third_party_resources(pages, config.site_url)
