@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+QUICK_RESULTS = ROOT / ".cache" / "measured" / "quick"  # what the quick build (built_site) measured
 
 
 def build_site(project: Path, site_dir: Path, **env) -> subprocess.CompletedProcess:

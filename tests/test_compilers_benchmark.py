@@ -2,9 +2,9 @@
 
 import json
 
-from project import ROOT
+from project import QUICK_RESULTS
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "compilers_benchmark"
+FOLDER = QUICK_RESULTS / "compilers_benchmark"
 
 
 def results():

@@ -3,9 +3,9 @@
 import json
 
 import deeponet
-from project import ROOT
+from project import QUICK_RESULTS, ROOT
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "deeponet_benchmark"
+FOLDER = QUICK_RESULTS / "deeponet_benchmark"
 
 
 def results():

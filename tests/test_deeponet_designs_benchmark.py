@@ -2,9 +2,9 @@
 
 import json
 
-from project import ROOT
+from project import QUICK_RESULTS
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "deeponet_designs_benchmark"
+FOLDER = QUICK_RESULTS / "deeponet_designs_benchmark"
 
 
 def results():

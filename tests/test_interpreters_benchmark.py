@@ -5,9 +5,9 @@ import platform
 import re
 
 from interpreters import loop_body_bytecode
-from project import ROOT
+from project import QUICK_RESULTS, ROOT
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "interpreters_benchmark"
+FOLDER = QUICK_RESULTS / "interpreters_benchmark"
 
 
 def results():

@@ -5,9 +5,9 @@ import math
 import re
 
 from jit_tracing import CASES
-from project import ROOT
+from project import QUICK_RESULTS, ROOT
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "jit_benchmark"
+FOLDER = QUICK_RESULTS / "jit_benchmark"
 
 
 def results():

@@ -2,9 +2,9 @@
 
 import json
 
-from project import ROOT
+from project import QUICK_RESULTS
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "selu_benchmark"
+FOLDER = QUICK_RESULTS / "selu_benchmark"
 
 
 def test_results_hold_every_table_figure_and_number_the_pages_use(built_site):

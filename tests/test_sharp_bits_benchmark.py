@@ -4,10 +4,10 @@ import html
 import json
 import re
 
-from project import ROOT
+from project import QUICK_RESULTS, ROOT
 from sharp_bits import CASES, error_name
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "sharp_bits_benchmark"
+FOLDER = QUICK_RESULTS / "sharp_bits_benchmark"
 
 
 def results():

@@ -18,7 +18,7 @@ import sys
 import pytest
 import yaml
 
-from project import ROOT
+from project import QUICK_RESULTS, ROOT
 from snippet_runs import cache_key
 
 SNIPPETS = sorted(p for p in (ROOT / "snippets").glob("*.py"))
@@ -35,7 +35,7 @@ def build_snippets():
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda p: p.name)
 def test_snippet_runs_as_a_script_in_an_empty_folder(snippet, tmp_path, built_site):
     if snippet.stem in build_snippets():
-        folder = ROOT / ".cache" / "measured" / "quick" / snippet.stem
+        folder = QUICK_RESULTS / snippet.stem
         expected = cache_key(snippet, ROOT / "snippets", ROOT / "requirements.txt", quick=True)
         assert json.loads((folder / "key.json").read_text()) == expected
         assert (folder / "results.json").is_file()

@@ -3,9 +3,9 @@
 import json
 import re
 
-from project import ROOT
+from project import QUICK_RESULTS, ROOT
 
-FOLDER = ROOT / ".cache" / "measured" / "quick" / "training_loop_benchmark"
+FOLDER = QUICK_RESULTS / "training_loop_benchmark"
 PAGE = ROOT / "docs" / "training-loop-pauses.md"
 
 
