@@ -16,9 +16,11 @@ Environment variables (documented on docs/how-this-site-is-built.md):
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -187,6 +189,31 @@ def on_page_markdown(markdown_text, page, config, files):
     except jinja2.TemplateError as error:
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PluginError(f"{src}{line}: {error}") from None
+
+
+_STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
+
+
+@event_priority(-100)  # after mkdocs-jupyter has put its page together
+def on_post_page(output, page, config):
+    """Move the JupyterLab stylesheet that mkdocs-jupyter inlines into every notebook page
+    (over half a megabyte, the same each time) into one file that browsers cache."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return output
+
+    def to_file(match):
+        css = match.group(1)
+        if len(css) < 50_000:  # small page-specific styles stay inline
+            return match.group(0)
+        name = f"assets/stylesheets/jupyter-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
+        path = Path(config.site_dir) / name
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(css, encoding="utf-8")
+        page_dir = page.url if page.url.endswith("/") or not page.url else posixpath.dirname(page.url)
+        return f'<link rel="stylesheet" href="{posixpath.relpath(name, page_dir or ".")}">'
+
+    return _STYLE.sub(to_file, output)
 
 
 _serving = False

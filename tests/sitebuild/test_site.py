@@ -40,6 +40,10 @@ def test_notebook_edition_is_executed_and_downloadable(built_site):
     code = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
     assert "def selu(x, alpha=1.67, lambda_=1.05):" in code  # the snippet's code, expanded
     assert 'href="selu.ipynb"' in html or "selu.ipynb" in html
+    # JupyterLab's stylesheet lives in one shared file, not inlined into every notebook page
+    css = re.search(r'<link rel="stylesheet" href="(\.\./\.\./assets/stylesheets/jupyter-\w+\.css)">', html)
+    assert css and (built_site / "notebooks" / "selu" / css.group(1)).resolve().stat().st_size > 100_000
+    assert len(html) < 300_000
 
 
 def test_no_page_shows_a_traceback(built_site):
