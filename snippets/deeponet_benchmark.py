@@ -14,8 +14,8 @@ from functools import partial
 import jax
 import numpy as np
 
-from deeponet import (DEFAULT, SMALL, PIDeepONet, exact_solution, make_batches, predict,
-                      random_functions, relative_l2_errors, test_grid)
+from deeponet import (DEFAULT, ICS_WEIGHT, LEARNING_RATE, SMALL, PIDeepONet, exact_solution,
+                      make_batches, predict, random_functions, relative_l2_errors, test_grid)
 from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
                          main, markdown_table, stopwatch, time_call)
 
@@ -182,7 +182,7 @@ def report_step_times(report, runs, config):
         eager_compiles_per_call=f"{small['eager_compiles_per_call']:.2g}",
         eager_compile_per_call=fmt_seconds(small["eager_compile_s_per_call"]),
         width=str(config.width), depth=str(config.depth), latent=str(config.latent),
-        n_sensors=str(config.n_sensors),
+        n_sensors=str(config.n_sensors), ics_weight=f"{ICS_WEIGHT:g}", learning_rate=f"{LEARNING_RATE:g}",
     )
 
 
