@@ -294,7 +294,7 @@ def report_prediction(report, errors, t, x, predicted, exact):
     ax.set_title(f"Held-out input {example}: network (dashed) against exact solution (solid)")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    alt = (f"Four pairs of curves of s against x, at t = "
+    alt = ("Four pairs of curves of s against x, at t = "
            + ", ".join(r[0] for r in rows) + f", for held-out input {example} (relative L2 error "
            f"{errors[example]:.1%} over the whole grid): the exact solution flattens as it "
            f"diffuses; the network's dashed curves have relative L2 errors of "

@@ -10,7 +10,7 @@ import numpy as np
 from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
                          main, markdown_table, stopwatch, time_call)
 from selu import (docs_input, eager_call, first_call_stages, jit_call, numpy_call,
-                  random_input, selu)
+                  random_input)
 
 # Figures published elsewhere, quoted with their source (not measured here).
 PUBLISHED = [

@@ -1,5 +1,6 @@
 """What several tests need: where the project is, and how to build it."""
 
+import json
 import os
 import subprocess
 import sys
@@ -15,3 +16,8 @@ def build_site(project: Path, site_dir: Path, **env) -> subprocess.CompletedProc
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=project, capture_output=True, text=True, timeout=900,
         env={**os.environ, "JIT_DOCS_QUICK": "1", "NO_MKDOCS_2_WARNING": "1", **env})
+
+
+def quick_results(name: str) -> dict:
+    """results.json of a build snippet, as the quick build (the built_site fixture) wrote it."""
+    return json.loads((QUICK_RESULTS / name / "results.json").read_text())

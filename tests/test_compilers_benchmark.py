@@ -1,14 +1,13 @@
 """snippets/compilers_benchmark.py: listings, the model, and the persistent cache the build measured."""
 
-import json
 
-from project import QUICK_RESULTS
+from project import QUICK_RESULTS, quick_results
 
 FOLDER = QUICK_RESULTS / "compilers_benchmark"
 
 
 def results():
-    return json.loads((FOLDER / "results.json").read_text())
+    return quick_results("compilers_benchmark")
 
 
 def test_second_process_finds_the_persistent_cache_entry(built_site):

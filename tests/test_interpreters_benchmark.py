@@ -1,17 +1,16 @@
 """snippets/interpreters_benchmark.py: the ladder the build measured, and the bytecode it showed."""
 
-import json
 import platform
 import re
 
 from interpreters import loop_body_bytecode
-from project import QUICK_RESULTS, ROOT
+from project import QUICK_RESULTS, ROOT, quick_results
 
 FOLDER = QUICK_RESULTS / "interpreters_benchmark"
 
 
 def results():
-    return json.loads((FOLDER / "results.json").read_text())
+    return quick_results("interpreters_benchmark")
 
 
 def test_bytecode_holds_the_instructions_the_chapter_names_for_this_python(built_site):

@@ -47,6 +47,17 @@ def test_snippet_runs_as_a_script_in_an_empty_folder(snippet, tmp_path, built_si
     assert not list(tmp_path.iterdir()), "a snippet run leaves no files behind"
 
 
+@pytest.mark.parametrize("name", build_snippets())
+def test_a_readers_run_prints_the_tables_the_page_shows(name, built_site):
+    """`python snippets/<name>.py` prints every table, and the stamp, that the build wrote."""
+    folder = QUICK_RESULTS / name
+    printed = (folder / "stdout.txt").read_text()
+    results = json.loads((folder / "results.json").read_text())
+    for table in results["tables"]:
+        assert (folder / f"{table}.md").read_text() in printed, table
+    assert results["stamp"] in printed
+
+
 def test_every_build_snippet_exists():
     for name in build_snippets():
         assert (ROOT / "snippets" / f"{name}.py").is_file(), name
