@@ -181,11 +181,12 @@ def on_page_markdown(markdown_text, page, config, files):
         return url(name, "results.json")
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["microseconds"] = lambda seconds: f"{seconds * 1e6:.3g} µs"
     variables = {name: run.results for name, run in _runs.items()}
     try:
         return env.from_string(markdown_text).render(
             **variables, table=table, figure=figure, stamp=stamp, results_json=data_json,
-            build_snippets=list(_runs))
+            results=_results, build_snippets=list(_runs))
     except jinja2.TemplateError as error:
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PluginError(f"{src}{line}: {error}") from None

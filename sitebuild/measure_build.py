@@ -27,6 +27,7 @@ import argparse
 import datetime as dt
 import gzip
 import json
+import math
 import os
 import platform
 import re
@@ -48,7 +49,11 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "sitebuild" / "build-figures.md"
 IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache")
 # A measured number as pages print it, with its unit: masked before two builds are compared.
-NUMBER = re.compile(r"(?<!\w)[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?")
+# "never" stands where a break-even count would be when jit saves nothing.
+NUMBER = re.compile(r"(?<!\w)(?:[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
+# Timings are compared by size: calls of a few microseconds are mostly dispatch, which the
+# build machine's state moves far more than it moves long computations.
+SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (math.inf, "10 ms and more"))
 
 
 # ---------------------------------------------------------------- running the builds
@@ -178,20 +183,65 @@ def _timings(tree, path=()):
             yield from _timings(value, path + (str(i),))
 
 
+def _move(first: float, second: float) -> float:
+    """How far a value moved, the same either way: 2x slower and 2x faster are both 100 %."""
+    return max(first, second) / min(first, second) - 1
+
+
+def _scale(seconds: float) -> str:
+    return next(label for bound, label in SCALES if seconds < bound)
+
+
 def timing_agreement(first: dict, second: dict) -> dict:
     """How far each timing moved between two builds, against the spread each one states."""
     b = dict(_timings(second))
     rows = []
     for path, t in _timings(first):
         u = b.get(path)
-        if u is None or not t["median"]:
+        if u is None or not t["median"] or not u["median"]:
             continue
+        samples = t.get("samples") or [t["q1"], t["q3"]]
         rows.append({"path": "/".join(path), "first": t["median"], "second": u["median"],
-                     "change": u["median"] / t["median"] - 1,
+                     "change": u["median"] / t["median"] - 1, "move": _move(t["median"], u["median"]),
+                     "scale": _scale(t["median"]),
                      "overlap": t["q1"] <= u["q3"] and u["q1"] <= t["q3"],
-                     "inside": t["q1"] <= u["median"] <= t["q3"]})
+                     "inside": t["q1"] <= u["median"] <= t["q3"],
+                     "in_range": min(samples) <= u["median"] <= max(samples)})
     return {"rows": rows, "count": len(rows),
             "overlap": sum(r["overlap"] for r in rows), "inside": sum(r["inside"] for r in rows)}
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+
+def spread_by_scale(rows: list[dict]) -> list[dict]:
+    """Per size of timing: how many stayed in the first build's spread, and how far they moved."""
+    found = []
+    for _, label in SCALES:
+        moves = [r["move"] for r in rows if r["scale"] == label]
+        if moves:
+            found.append({"scale": label, "count": len(moves),
+                          "inside": sum(r["inside"] for r in rows if r["scale"] == label),
+                          "in_range": sum(r["in_range"] for r in rows if r["scale"] == label),
+                          "median": statistics.median(moves), "p90": _quantile(moves, 0.9),
+                          "max": max(moves)})
+    return found
+
+
+def against_stated(rows: list[dict], stated: dict[str, float]) -> dict:
+    """The timings that moved no further than an earlier measurement said they would (its
+    largest move for their size); `stated` maps a size label to that move."""
+    checked = [r for r in rows if r["scale"] in stated]
+    beyond = [r for r in checked if r["move"] > stated[r["scale"]]]
+    return {"count": len(checked), "within": len(checked) - len(beyond), "beyond": beyond}
+
+
+def machine_checks(site: Path) -> dict[str, dict]:
+    """Each build snippet's machine check (measurement.machine_check), before and after measuring."""
+    return {path.parent.name: json.loads(path.read_text(encoding="utf-8")).get("machine_check", {})
+            for path in sorted(site.glob("measured/*/results.json"))}
 
 
 # ---------------------------------------------------------------- page weight
@@ -254,6 +304,9 @@ def render_report(m: dict) -> str:
     measuring = sum(m["snippets"].values())
     lines = [
         "<!-- Written by `python sitebuild/measure_build.py`; included by docs/how-this-site-is-built.md. -->",
+        "<!-- stated spread: " + json.dumps({"stamp": m["stamp"], "quick": m["quick"], "largest": {s["scale"]: round(s["max"], 4)
+                                                                             for s in m["spread"]}},
+                                            ensure_ascii=False) + " -->",
         "",
         "| step | time |",
         "|---|---|",
@@ -288,13 +341,68 @@ def render_report(m: dict) -> str:
         x, y = (' '.join(v.replace('`', "'").split()) for v in (x, y))
         lines.append(f"- `{rel}`: `{x}` against `{y}`")
     if t["count"]:
-        lines += ["",
-                  f"Of the {t['count']} timings (medians with interquartile ranges) in the results, "
-                  f"**{t['overlap']}** have interquartile ranges that overlap between the two builds, and "
-                  f"**{t['inside']}** have the second build's median inside the first build's range. "
-                  f"Median change {statistics.median(abs(r['change']) for r in t['rows']):.0%}; largest: "
-                  + "; ".join(f"`{r['path']}` {r['change']:+.0%}" for r in worst) + "."]
+        lines += timing_report(m)
     return "\n".join(lines) + "\n"
+
+
+def _pct(move: float) -> str:
+    return f"{move:.0%}" if move < 10 else f"{move + 1:.0f}×"
+
+
+def timing_report(m: dict) -> list[str]:
+    t, spread, previous = m["timings"], m["spread"], m["previous"]
+    worst = sorted(t["rows"], key=lambda r: -r["move"])[:3]
+    lines = ["", "#### How far the timings moved", "",
+             f"All {t['count']} timings in the results (medians of repeated samples, with their "
+             "interquartile ranges: the brackets on the pages), first build against second. *Inside* "
+             "counts the second build's median within the first build's interquartile range, *in range* "
+             "within the first build's fastest and slowest samples. A move is the ratio of the two "
+             "medians, the same either way: twice as slow or twice as fast is a move of 100 %.", "",
+             "| timings | how many | inside | in range | median move | 9 in 10 moved less than | largest move |",
+             "|---|---|---|---|---|---|---|"]
+    lines += [f"| {s['scale']} | {s['count']} | {s['inside']} | {s['in_range']} | {_pct(s['median'])} | "
+              f"{_pct(s['p90'])} | {_pct(s['max'])} |" for s in spread]
+    lines += ["", "Moved most: " + "; ".join(f"`{r['path']}` {r['change']:+.0%}" for r in worst) + "."]
+    if previous:
+        found = against_stated(t["rows"], previous["largest"])
+        lines += ["", f"Against the spread the previous measurement stated ({previous['stamp']}): "
+                      f"**{found['within']} of {found['count']}** timings moved no further than the largest "
+                      "move it found for their size"
+                  + (". Beyond it: " + "; ".join(f"`{r['path']}` {_pct(r['move'])}" for r in found["beyond"][:5])
+                     + ("; …" if len(found["beyond"]) > 5 else "") if found["beyond"] else "") + "."]
+    checks = m["checks"]
+    keys = (("python_loop", "pure-Python loop"), ("tiny_jit_call", "tiny jitted call"))
+    lines += ["", "#### The machine each build met", "",
+              "`measurement.machine_check`, taken by every build snippet before and after it measures "
+              "(median of 9 samples, before → after):", "",
+              "| build snippet | " + " | ".join(f"{label}, {which}" for _, label in keys
+                                               for which in ("first build", "second build")) + " |",
+              "|---|" + "---|" * 2 * len(keys)]
+    for name, first in checks["first"].items():
+        second = checks["second"].get(name, {})
+        cells = []
+        for key, _ in keys:
+            for check in (first, second):
+                values = [check.get(when, {}).get(key) for when in ("start", "end")]
+                cells.append(" → ".join(map(_seconds, values)) if None not in values else "n/a")
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds * 1e6:.3g} µs" if seconds < 1e-3 else f"{seconds * 1e3:.3g} ms"
+
+
+STATED = re.compile(r"<!-- stated spread: (\{.*?\}) -->")
+
+
+def previous_statement(report: Path) -> dict | None:
+    """The largest moves an earlier report stated, per size of timing, with its stamp."""
+    try:
+        found = STATED.search(report.read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    return json.loads(found.group(1)) if found else None
 
 
 def measure(quick: bool, chapter_name: str, work: Path) -> dict:
@@ -313,6 +421,15 @@ def measure(quick: bool, chapter_name: str, work: Path) -> dict:
     cold2, log2 = build(project, work / "site-b", quick)
     print(f"    {cold2:.1f} s", flush=True)
     a, b = work / "site-a", work / "site-b"
+    weights, shared = page_weights(a)
+    return {"cold": cold, "warm": warm, "cold2": cold2, "reloads": reloads, "chapter": chapter_name,
+            "snippets": snippet_seconds(log), "snippets2": snippet_seconds(log2),
+            "weights": weights, "shared": shared, "compare": compare_sites(a, b), **compare_timings(a, b),
+            "stamp": stamp(quick)}
+
+
+def compare_timings(a: Path, b: Path) -> dict:
+    """Every timing of two builds' results, and the machine checks each build snippet took."""
     timings = {"rows": [], "count": 0, "overlap": 0, "inside": 0}
     for results in sorted(a.glob("measured/*/results.json")):
         other = b / results.relative_to(a)
@@ -321,11 +438,8 @@ def measure(quick: bool, chapter_name: str, work: Path) -> dict:
             for row in found["rows"]:
                 row["path"] = f"{results.parent.name}/{row['path']}"
             timings = {k: timings[k] + found[k] for k in timings}
-    weights, shared = page_weights(a)
-    return {"cold": cold, "warm": warm, "cold2": cold2, "reloads": reloads, "chapter": chapter_name,
-            "snippets": snippet_seconds(log), "snippets2": snippet_seconds(log2),
-            "weights": weights, "shared": shared, "compare": compare_sites(a, b), "timings": timings,
-            "stamp": stamp(quick)}
+    return {"timings": timings, "spread": spread_by_scale(timings["rows"]),
+            "checks": {"first": machine_checks(a), "second": machine_checks(b)}}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -334,9 +448,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chapter", default="docs/selu.md", help="the page whose prose serve's test edits")
     parser.add_argument("--out", type=Path, default=REPORT, help=f"where to write the report (default {REPORT})")
     parser.add_argument("--keep", type=Path, help="copy the two cold builds here (site-a, site-b) to compare by hand")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
+                        help="build nothing: print how far the timings of two built sites moved")
     args = parser.parse_args(argv)
+    previous = previous_statement(args.out)
+    if previous and previous.get("quick") != args.quick:
+        previous = None  # quick and full size measure different things
+    if args.compare:
+        print("\n".join(timing_report({**compare_timings(*args.compare), "previous": previous})))
+        return
     with tempfile.TemporaryDirectory(prefix="measure-build-") as work:
-        report = render_report(measure(args.quick, args.chapter, Path(work)))
+        report = render_report({**measure(args.quick, args.chapter, Path(work)), "previous": previous,
+                                "quick": args.quick})
         if args.keep:
             for name in ("site-a", "site-b"):
                 shutil.copytree(Path(work) / name, args.keep / name, dirs_exist_ok=True)

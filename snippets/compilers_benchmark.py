@@ -19,7 +19,7 @@ import numpy as np
 from compilers import (bytes_moved_eagerly, bytes_moved_fused, cache_entries, compile_ahead_of_time,
                        export_selu, first_call_in_fresh_process, fusions, load_selu, scale_jit, stages)
 from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing, main,
-                         markdown_table, time_call)
+                         markdown_table, time_calls)
 from selu import eager_call, jit_call, random_input
 
 N_LISTING = 1_000_000  # the shape the listings are compiled for (compiling needs no data)
@@ -90,31 +90,30 @@ def listings(report, n):
                        model_ratio=fmt_ratio(eager_bytes / fused_bytes))
 
 
-def timed_with_faults(fn, repeats, min_sample):
-    """time_call, plus the page faults per call the process took meanwhile (getrusage)."""
-    calls = 0
-
-    def counted():
-        nonlocal calls
-        calls += 1
-        return fn()
-
+def faults_per_call(fn, calls):
+    """Page faults per call of `fn` the process takes (getrusage), over `calls` untimed calls."""
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    timing = time_call(counted, repeats=repeats, min_sample_s=min_sample)
-    return timing, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
+    for _ in range(calls):
+        fn()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
 
 
 def memory_traffic(report, quick):
     sizes = [10**3, 10**5] if quick else [10**3, 10**4, 10**5, 10**6, 10**7]
     repeats, min_sample = (5, 0.001) if quick else (7, 0.01)
     model = report.data["model"]
+    inputs = {n: random_input(n) for n in sizes}
+    calls = {}
+    for n, x in inputs.items():
+        calls[n, "eager"] = lambda x=x: eager_call(x)
+        calls[n, "jit"] = lambda x=x: jit_call(x)
+        calls[n, "scale_jit"] = lambda x=x: scale_jit(x).block_until_ready()
+    timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
     rows, measured = [], []
     for n in sizes:
-        x = random_input(n)
-        eager, eager_faults = timed_with_faults(lambda: eager_call(x), repeats, min_sample)
-        jit, jit_faults = timed_with_faults(lambda: jit_call(x), repeats, min_sample)
-        scale = time_call(lambda: scale_jit(x).block_until_ready(), repeats=repeats,
-                          min_sample_s=min_sample)
+        eager, jit, scale = timed[n, "eager"], timed[n, "jit"], timed[n, "scale_jit"]
+        eager_faults = faults_per_call(calls[n, "eager"], eager.number)
+        jit_faults = faults_per_call(calls[n, "jit"], jit.number)
         measured.append({"n": n, "eager": eager.as_dict(), "jit": jit.as_dict(),
                          "scale_jit": scale.as_dict(),
                          "eager_faults_per_call": eager_faults, "jit_faults_per_call": jit_faults})
@@ -211,8 +210,9 @@ def persistent_cache(report, quick):
             for state in ("cold", "warm"):
                 runs[state].append(first_call_in_fresh_process(cache_dir, n))
                 entries[state].append(cache_entries(cache_dir))
-        logs = {state: "\n".join(line.replace(root, "<tmp>") for line in runs[state][0]["log"])
-                for state in runs}
+        for run in (run for state_runs in runs.values() for run in state_runs):
+            run["log"] = [line.replace(root, "<tmp>") for line in run["log"]]  # no random names
+        logs = {state: "\n".join(runs[state][0]["log"]) for state in runs}
 
     # What the chapter says happened, checked on JAX's events and the folder, never on timing.
     for cold, warm, cold_entries, warm_entries in zip(runs["cold"], runs["warm"], entries["cold"],

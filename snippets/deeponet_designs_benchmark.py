@@ -4,15 +4,12 @@
     python snippets/deeponet_designs_benchmark.py --quick    # a tiny network, a few seconds
 """
 
-import time
-
 import jax
 
 from deeponet import DEFAULT, ICS_WEIGHT
 from deeponet_designs import (DESIGNS, TINY, count_compilations, example_batches, max_difference,
                               trained_params, which_weight_was_used)
-from measurement import (Report, Timing, fmt_seconds, fmt_timing, main, markdown_table,
-                         time_call)
+from measurement import Report, fmt_seconds, fmt_timing, main, markdown_table, stopwatch, time_calls
 
 
 STEP_NAMES = {"static_self": "jit(step)", "explicit": "jit(explicit_step)", "pytree": "jit(step)"}
@@ -29,7 +26,7 @@ def measure(quick: bool) -> Report:
     """Train each design a few steps from the same start; time their steps and compilations."""
     config = TINY if quick else DEFAULT
     n_steps = 2 if quick else 5
-    rounds, repeats, min_sample = (1, 5, 0.002) if quick else (3, 3, 0.01)
+    repeats, min_sample = (5, 0.002) if quick else (9, 0.01)
     batches = example_batches(config)
     report = Report()
     rows_times, rows_results, data = [], [], {}
@@ -39,18 +36,18 @@ def measure(quick: bool) -> Report:
     models = {}
     for design, (label, make, _) in DESIGNS.items():
         model = models[design] = make(config)
-        first, _ = _stopwatch(step_call(design, model, batches))  # trace + compile + one step
+        first, _ = stopwatch(step_call(design, model, batches))  # trace + compile + one step
         if quick and design == "static_self":  # a second full compilation: full size only
             second, programs = None, None
         else:
             second_model = make(config)  # another object with the same settings: a cache hit?
             with count_compilations() as compiled:
-                second, _ = _stopwatch(step_call(design, second_model, batches))
+                second, _ = stopwatch(step_call(design, second_model, batches))
             programs = 1 + compiled[STEP_NAMES[design]]
         data[design] = {"first_step": first, "second_model_first_step": second,
                         "compiled_programs": programs}
-    steady = interleaved_timings({d: step_call(d, models[d], batches) for d in DESIGNS},
-                                 rounds, repeats, min_sample)
+    steady = time_calls({d: step_call(d, models[d], batches) for d in DESIGNS},
+                        repeats=repeats, min_sample_s=min_sample)
     for design, (label, _, _) in DESIGNS.items():
         first, second, programs = (data[design][k] for k in
                                    ("first_step", "second_model_first_step", "compiled_programs"))
@@ -92,7 +89,7 @@ def measure(quick: bool) -> Report:
          f"after `ics_weight` changes from {ICS_WEIGHT:g} to 0, the next step uses"], rows_results)
     report.text.update(
         n_steps=str(n_steps), old_weight=f"{ICS_WEIGHT:g}", width=str(config.width), depth=str(config.depth),
-        batch_size=f"{config.batch_size:,}", repeats=str(rounds * repeats),
+        batch_size=f"{config.batch_size:,}", repeats=str(repeats),
         steady_spread=f"{max(steady.values()) / min(steady.values()) - 1:.0%}",
         steady_comparison=compare_steady({d: data[d]["steady"] for d in DESIGNS}),
         max_difference=largest and f"{largest:.1e}" or "0, bit for bit",
@@ -129,25 +126,6 @@ def compare_steady(timings) -> str:
     slowest = max(t["median"] for t in timings.values())
     return (f"Their interquartile ranges do not all overlap, and the slowest median is "
             f"{slowest / fastest - 1:.0%} above the fastest.")
-
-
-def interleaved_timings(calls, rounds, repeats, min_sample):
-    """time_call each function in turn, `rounds` times over, and pool each one's samples:
-    a slow spell of the shared machine then hits every design, not just the one timed then."""
-    pooled = {name: [] for name in calls}
-    numbers = {}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            timing = time_call(call, repeats=repeats, min_sample_s=min_sample)
-            pooled[name] += timing.samples
-            numbers[name] = timing.number
-    return {name: Timing(samples, numbers[name]) for name, samples in pooled.items()}
-
-
-def _stopwatch(fn):
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import numpy as np
 from interpreters import (RUNGS, instructions_executed, instructions_per_element, ladder_inputs,
                           loop_body_bytecode, selu_python)
 from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
-                         main, markdown_table, time_call)
+                         main, markdown_table, time_calls)
 from selu import random_input, selu
 
 # What each rung translates, when, and how often it dispatches (the counts are filled in).
@@ -39,17 +39,15 @@ def measure(quick: bool) -> Report:
     results = {name: np.asarray(rung(inputs[name]), dtype=np.float32) for name, rung in RUNGS.items()}
     for name, values in results.items():  # the build fails if a rung computes something else
         np.testing.assert_allclose(values, results["jax.jit"], rtol=1e-5, atol=1e-6, err_msg=name)
-    timings = {name: time_call(lambda rung=rung, arg=inputs[name]: rung(arg),
-                               repeats=repeats, min_sample_s=min_sample)
-               for name, rung in RUNGS.items()}
+    timings = time_calls({name: lambda rung=rung, arg=inputs[name]: rung(arg) for name, rung in RUNGS.items()},
+                         repeats=repeats, min_sample_s=min_sample)
     adaptive = loop_body_bytecode(adaptive=True)  # after many runs: specialized instructions
     specialized = specialized_names()  # (before tracing below, which may undo specialization)
 
     # -- the fixed cost of one call: the same rungs on a single element
     one = ladder_inputs(random_input(1))
-    fixed = {name: time_call(lambda rung=rung, arg=one[name]: rung(arg),
-                             repeats=repeats, min_sample_s=min_sample)
-             for name, rung in RUNGS.items()}
+    fixed = time_calls({name: lambda rung=rung, arg=one[name]: rung(arg) for name, rung in RUNGS.items()},
+                       repeats=repeats, min_sample_s=min_sample)
 
     # -- how many dispatches each rung makes per call
     counts = instructions_per_element()

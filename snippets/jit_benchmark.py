@@ -21,7 +21,7 @@ from jit_runtime import (add_one_donating, break_even_range, bytes_moved, copy_i
                          page_faults_per_call, selu_donating, time_one_call)
 from jit_tracing import CASES, explain_cache_misses, relative_paths, run_case, selu_jaxpr, three_calls
 from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, fmt_timing, main,
-                         markdown_table, time_call)
+                         markdown_table, time_calls)
 from selu import eager_call, first_call_stages, jit_call, numpy_call, random_input, selu_jit
 
 
@@ -160,9 +160,10 @@ def measure_break_even(report, quick, pool):
         x = jnp.asarray(x_np)
         # Eager JAX and NumPy take 0.1 s or more per call at n = 10^7: fewer samples there.
         repeats, warmup = (5, 2) if quick else (9, 2) if n <= 10**5 else (5, 1)
-        timed = lambda fn: time_call(fn, repeats=repeats, warmup=warmup,  # noqa: E731
-                                     min_sample_s=0.002 if quick else 0.005)
-        jit, eager, numpy = timed(lambda: jit_call(x)), timed(lambda: eager_call(x)), timed(lambda: numpy_call(x_np))
+        timed = time_calls({"jit": lambda: jit_call(x), "eager": lambda: eager_call(x),
+                            "numpy": lambda: numpy_call(x_np)},
+                           repeats=repeats, warmup=warmup, min_sample_s=0.002 if quick else 0.005)
+        jit, eager, numpy = timed["jit"], timed["eager"], timed["numpy"]
         # Last, because each first call starts by clearing every cache (eager's too).
         stages = [first_call_stages(x) for _ in range(first_repeats)]
         first = Timing([sum(s.values()) for s in stages], 1)
@@ -267,8 +268,7 @@ def measure_bandwidth(report, quick, pool):
                   "add": donated_loop(add_one_donating, x),
                   "selu_donated": donated_loop(selu_donating, x),
                   "selu_fresh": fresh_output(selu_jit, x)}
-        for key, fn in probes.items():
-            t = time_call(fn, repeats=repeats, min_sample_s=min_sample)
+        for key, t in time_calls(probes, repeats=repeats, min_sample_s=min_sample).items():
             results[key].append({"n": n, "bytes": bytes_moved(x_np), **t.as_dict()})
         if n == bandwidth_sizes(quick)[-1]:
             faults = {key: page_faults_per_call(fn, calls=3 if quick else 5) for key, fn in probes.items()}

@@ -59,29 +59,43 @@ class Timing:
 
 def time_call(fn: Callable[[], Any], *, repeats: int = 15, warmup: int = 2,
               min_sample_s: float = 0.01) -> Timing:
-    """Time `fn()`, which must block until its result is ready.
+    """Time `fn()`, which must block until its result is ready (see `time_calls`)."""
+    return time_calls({"fn": fn}, repeats=repeats, warmup=warmup, min_sample_s=min_sample_s)["fn"]
+
+
+def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15, warmup: int = 2,
+               min_sample_s: float = 0.01) -> dict[Any, Timing]:
+    """Time several functions together; each must block until its result is ready.
 
     Warm-up calls (compilation, caches, page faults of the first allocation) are run
-    and discarded. Then `number` is chosen so that one sample lasts at least
-    `min_sample_s`, and `repeats` samples are taken.
+    and discarded. Then, per function, `number` is chosen so that one sample lasts at
+    least `min_sample_s`, and `repeats` samples are taken in turns: one sample of each
+    function, then the next round. Every timing's samples so span the same stretch of
+    time, so a slow spell of a shared machine widens every spread it touches instead of
+    shifting one timing alone, and ratios compare calls measured side by side.
     """
-    for _ in range(warmup):
-        fn()
-    number = 1
-    while True:  # calibrate, like timeit's autorange
-        start = time.perf_counter()
-        for _ in range(number):
+    numbers = {}
+    for key, fn in calls.items():
+        for _ in range(warmup):
             fn()
-        if time.perf_counter() - start >= min_sample_s or number >= 1 << 20:
-            break
-        number *= 2
-    samples = []
+        number = 1
+        while True:  # calibrate, like timeit's autorange
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            if time.perf_counter() - start >= min_sample_s or number >= 1 << 20:
+                break
+            number *= 2
+        numbers[key] = number
+    samples: dict[Any, list[float]] = {key: [] for key in calls}
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - start) / number)
-    return Timing(samples, number)
+        for key, fn in calls.items():
+            number = numbers[key]
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[key].append((time.perf_counter() - start) / number)
+    return {key: Timing(samples[key], numbers[key]) for key in calls}
 # --8<-- [end:time_call]
 
 
@@ -163,6 +177,31 @@ def environment() -> dict[str, Any]:
     }
 
 
+# --8<-- [start:machine_check]
+def machine_check() -> dict[str, float]:
+    """How fast, and how busy, the machine is right now: medians of three tiny calls, in seconds.
+
+    A loop of pure Python runs on one core and follows that core's speed alone. A jitted
+    call on 1,000 floats is almost all dispatch: Python hands the work to XLA's runtime
+    threads and waits for the answer, and that handoff is what slows down first when other
+    work competes for the cores (on a shared host, work this machine cannot see): a few
+    microseconds when it is quiet, several times that when it is busy. The same NumPy call
+    runs on the calling thread. `main` takes this check before and after measuring, so two
+    builds' timings can be read against the state of the machine each one met.
+    """
+    import jax
+    import numpy as np
+
+    x_np = np.linspace(-1.0, 1.0, 1000, dtype=np.float32)
+    x = jax.numpy.asarray(x_np)
+    add_one = jax.jit(lambda v: v + 1)
+    timed = time_calls({"python_loop": lambda: sum(range(10_000)),
+                        "tiny_jit_call": lambda: add_one(x).block_until_ready(),
+                        "tiny_numpy_call": lambda: np.add(x_np, 1)}, repeats=9, min_sample_s=0.005)
+    return {key: t.median for key, t in timed.items()}
+# --8<-- [end:machine_check]
+
+
 def stamp_text(env: dict[str, Any], quick: bool) -> str:
     mode = "quick mode (small sizes)" if quick else "full size"
     return (f"Measured on {env['cpu']}, {env['cores']} cores · jax {env['jax']}, "
@@ -214,10 +253,15 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
 
     plot_style()
     env = environment()
+    check = {"start": machine_check()}
     report = measure(args.quick)
+    check["end"] = machine_check()
     stamp = stamp_text(env, args.quick)
     for name, table in report.tables.items():
         print(f"\n{name}\n\n{table}")
+    print("machine check (before, after measuring): " + "; ".join(
+        f"{key.replace('_', ' ')} {fmt_seconds(check['start'][key])}, {fmt_seconds(check['end'][key])}"
+        for key in check["start"]))
     print(stamp)
 
     if args.out is not None:
@@ -229,7 +273,7 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
             fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left", va="bottom")
             fig.figure.savefig(args.out / f"{name}.svg", metadata={"Date": None})
             figures[name] = {"file": f"{name}.svg", "alt": fig.alt, "caption": fig.caption}
-        results = {"environment": env, "quick": args.quick, "stamp": stamp,
+        results = {"environment": env, "machine_check": check, "quick": args.quick, "stamp": stamp,
                    "data": report.data, "text": report.text,
                    "tables": sorted(report.tables), "figures": figures}
         (args.out / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")

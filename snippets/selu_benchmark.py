@@ -8,7 +8,7 @@ import jax
 import numpy as np
 
 from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
-                         main, markdown_table, stopwatch, time_call)
+                         main, markdown_table, stopwatch, time_calls)
 from selu import (docs_input, eager_call, first_call_stages, jit_call, numpy_call,
                   random_input)
 
@@ -18,6 +18,20 @@ PUBLISHED = [
      "(docs/jax-101/02-jitting.ipynb)", 2.05e-3, 150e-6, "%timeit, best of 5"),
     ("Korean blog post on JAX's JIT, quoting the JAX docs", 2.5e-3, 0.15e-3, "quoted"),
 ]
+
+
+WAYS = ("eager", "jit", "numpy")
+
+
+def three_ways(inputs):
+    """(input key, way) -> a call of SELU on that input, for `time_calls` to time side by side."""
+    calls = {}
+    for key, x in inputs.items():
+        x_np = np.asarray(x)
+        calls[key, "eager"] = lambda x=x: eager_call(x)
+        calls[key, "jit"] = lambda x=x: jit_call(x)
+        calls[key, "numpy"] = lambda x_np=x_np: numpy_call(x_np)
+    return calls
 
 
 def sizes(quick):
@@ -32,14 +46,12 @@ def measure(quick: bool) -> Report:
     report.data["n"] = n
 
     # -- the headline: both inputs at one size, all three in the same run
+    inputs = {"jnp.arange(n), int32 (the JAX docs' input)": docs_input(n),
+              "standard normal float32, seed 0": random_input(n)}
+    timed = time_calls(three_ways(inputs), repeats=repeats, min_sample_s=min_sample)
     rows, timings = [], {}
-    for label, x in (("jnp.arange(n), int32 (the JAX docs' input)", docs_input(n)),
-                     ("standard normal float32, seed 0", random_input(n))):
-        x_np = np.asarray(x)
-        t = {"eager": time_call(lambda: eager_call(x), repeats=repeats, min_sample_s=min_sample),
-             "jit": time_call(lambda: jit_call(x), repeats=repeats, min_sample_s=min_sample),
-             "numpy": time_call(lambda: numpy_call(x_np), repeats=repeats, min_sample_s=min_sample)}
-        timings[label] = t
+    for label in inputs:
+        t = timings[label] = {way: timed[label, way] for way in WAYS}
         rows.append([label, fmt_timing(t["eager"]), fmt_timing(t["jit"]), fmt_timing(t["numpy"]),
                      fmt_ratio_range(t["eager"], t["jit"]), fmt_ratio_range(t["numpy"], t["jit"])])
     report.tables["headline"] = markdown_table(
@@ -101,13 +113,9 @@ def measure(quick: bool) -> Report:
     report.figures["first_call"] = first_call_figure(first, steady.median, eager_first, n)
 
     # -- scaling with n
-    scaling = {"eager": [], "jit": [], "numpy": []}
-    for size in sizes(quick):
-        x = random_input(size)
-        x_np = np.asarray(x)
-        scaling["eager"].append(time_call(lambda: eager_call(x), repeats=repeats, min_sample_s=min_sample))
-        scaling["jit"].append(time_call(lambda: jit_call(x), repeats=repeats, min_sample_s=min_sample))
-        scaling["numpy"].append(time_call(lambda: numpy_call(x_np), repeats=repeats, min_sample_s=min_sample))
+    timed = time_calls(three_ways({size: random_input(size) for size in sizes(quick)}),
+                       repeats=repeats, min_sample_s=min_sample)
+    scaling = {way: [timed[size, way] for size in sizes(quick)] for way in WAYS}
     report.data["scaling"] = {"n": sizes(quick),
                               **{k: [t.as_dict() for t in v] for k, v in scaling.items()}}
     report.tables["scaling"] = markdown_table(

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import sharp_bits
-from measurement import Figure, Report, fmt_ratio, fmt_seconds, fmt_timing, main, markdown_table, time_call
+from measurement import Figure, Report, fmt_ratio, fmt_seconds, fmt_timing, main, markdown_table, time_calls
 from sharp_bits import CASES, error_name, run_session
 
 LOOPS = {"Python for loop (unrolled)": sharp_bits.euler_unrolled,
@@ -118,14 +118,14 @@ def measure_loops(report: Report, quick: bool) -> None:
     x = jnp.float32(0.1)
     results = {label: [] for label in LOOPS}
     for n in lengths:
-        values = []
-        for label, fn in LOOPS.items():
-            runs = [first_call_stages(fn, x, n) for _ in range(repeats)]
-            compiled = runs[-1][1]
-            steady = time_call(lambda: compiled(x).block_until_ready(),
-                               repeats=5 if quick else 7, min_sample_s=0.001 if quick else 0.003)
-            values.append(float(compiled(x)))
-            stages = [r[0] for r in runs]
+        runs = {label: [first_call_stages(fn, x, n) for _ in range(repeats)] for label, fn in LOOPS.items()}
+        compiled = {label: label_runs[-1][1] for label, label_runs in runs.items()}
+        steady_times = time_calls({label: lambda c=c: c(x).block_until_ready() for label, c in compiled.items()},
+                                  repeats=5 if quick else 7, min_sample_s=0.001 if quick else 0.003)
+        values = [float(c(x)) for c in compiled.values()]
+        for label in LOOPS:
+            steady = steady_times[label]
+            stages = [r[0] for r in runs[label]]
             results[label].append({
                 "n": n,
                 "trace_and_lower": statistics.median(s["trace_and_lower"] for s in stages),

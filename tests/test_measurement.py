@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, main, markdown_table,
-                         ratio_range, time_call)
+from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, machine_check, main,
+                         markdown_table, ratio_range, time_call, time_calls)
 
 
 def test_timing_statistics():
@@ -19,6 +19,21 @@ def test_time_call_warms_up_and_takes_the_samples_asked_for():
     t = time_call(lambda: calls.append(1), repeats=7, warmup=3, min_sample_s=0.0)
     assert len(t.samples) == 7
     assert len(calls) == 3 + t.number + 7 * t.number  # warm-up, calibration, samples
+
+
+def test_time_calls_takes_the_samples_in_turns():
+    order = []
+    timed = time_calls({"a": lambda: order.append("a"), "b": lambda: order.append("b")},
+                       repeats=4, warmup=1, min_sample_s=0.0)
+    assert {key: (len(t.samples), t.number) for key, t in timed.items()} == {"a": (4, 1), "b": (4, 1)}
+    # warm-up and calibration of each, then one sample of each per round
+    assert order == ["a", "a", "b", "b"] + ["a", "b"] * 4
+
+
+def test_machine_check_times_three_tiny_calls():
+    check = machine_check()
+    assert set(check) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}
+    assert all(0 < seconds < 0.1 for seconds in check.values())
 
 
 def test_ratio_range_spans_both_spreads():
@@ -51,6 +66,7 @@ def test_main_writes_results_tables_and_figures(tmp_path, capsys):
     main(measure, ["--quick", "--out", str(tmp_path)])
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["data"] == {"quick": True} and results["quick"] is True
+    assert set(results["machine_check"]) == {"start", "end"}  # before and after measuring
     assert results["figures"]["f"]["alt"] == "a line from (1, 3) to (2, 4)"
     assert "Measured on" in results["stamp"] and "jax" in results["stamp"]
     assert (tmp_path / "t.md").read_text().startswith("| a |")

@@ -1,7 +1,10 @@
 """sitebuild/measure_build.py: the parts that need no full builds (the script itself runs
 four builds and a `mkdocs serve`; run it by hand: python sitebuild/measure_build.py)."""
 
+import json
 import shutil
+
+import pytest
 
 import measure_build
 
@@ -37,6 +40,41 @@ def test_timings_are_compared_against_their_stated_spread():
     assert found["count"] == 2 and found["overlap"] == 1 and found["inside"] == 1
     assert [r["path"] for r in found["rows"]] == ["sizes/0/jit", "sizes/1/jit"]
     assert round(found["rows"][1]["change"], 3) == 0.5
+
+
+def test_never_is_masked_where_a_break_even_count_would_stand():
+    assert measure_build.NUMBER.sub("#", "12 (3 to never) calls; 4.5 µs") == "# (# to #) calls; #"
+
+
+def test_the_spread_between_builds_is_stated_by_size_and_checked_against_an_earlier_one():
+    first = {"tiny": timing(5e-6, 4e-6, 6e-6), "long": timing(0.1, 0.09, 0.11)}
+    second = {"tiny": timing(4e-5, 3e-5, 5e-5), "long": timing(0.105, 0.1, 0.11)}
+    rows = measure_build.timing_agreement(first, second)["rows"]
+    tiny, long = rows
+    assert tiny["move"] == pytest.approx(7.0) and not tiny["inside"] and not tiny["in_range"]
+    assert long["move"] == pytest.approx(0.05) and long["inside"] and long["in_range"]
+    # twice as fast moves as far as twice as slow
+    assert measure_build._move(2.0, 1.0) == measure_build._move(1.0, 2.0) == 1.0
+    spread = {s["scale"]: s for s in measure_build.spread_by_scale(rows)}
+    assert set(spread) == {"under 100 µs", "10 ms and more"}
+    assert spread["under 100 µs"]["max"] == pytest.approx(7.0)
+    found = measure_build.against_stated(rows, {"under 100 µs": 1.5, "10 ms and more": 0.1})
+    assert found["count"] == 2 and found["within"] == 1 and found["beyond"] == [tiny]
+
+
+def test_the_report_carries_the_spread_it_states_for_the_next_run(tmp_path):
+    stated = {"stamp": "Measured on X", "quick": False, "largest": {"under 100 µs": 1.4}}
+    report = tmp_path / "build-figures.md"
+    report.write_text("<!-- Written by ... -->\n<!-- stated spread: " + json.dumps(stated) + " -->\n| a |\n")
+    assert measure_build.previous_statement(report) == stated
+    assert measure_build.previous_statement(tmp_path / "missing.md") is None
+    committed = measure_build.previous_statement(measure_build.REPORT)
+    assert committed and committed["largest"] and committed["quick"] is False
+
+
+def test_machine_checks_are_read_from_each_snippets_results(built_site):
+    checks = measure_build.machine_checks(built_site)
+    assert checks and all({"start", "end"} <= set(check) for check in checks.values())
 
 
 def test_page_weight_counts_each_pages_html_and_own_figures(built_site):
