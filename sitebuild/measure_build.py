@@ -49,8 +49,9 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "sitebuild" / "build-figures.md"
 IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache")
 # A measured number as pages print it, with its unit: masked before two builds are compared.
-# "never" stands where a break-even count would be when jit saves nothing.
-NUMBER = re.compile(r"(?<!\w)(?:[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
+# "never" stands where a break-even count would be when jit saves nothing; long hex strings
+# are hashes (JAX's persistent-cache keys hash the cache folder's path, a new temporary one).
+NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
 # Timings are compared by size: calls of a few microseconds are mostly dispatch, which the
 # build machine's state moves far more than it moves long computations.
 SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (math.inf, "10 ms and more"))
