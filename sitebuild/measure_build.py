@@ -13,7 +13,9 @@ they are. In that copy it runs, one after another:
    log line saying the rebuild is done and browsers reload;
 4. a second cold build (caches removed again), compared with the first file by file:
    which files are identical, which differ only in numbers, which differ otherwise, and
-   how far the measured timings moved against the spread they state.
+   how far the measured timings moved, by size. The largest moves become the spread between
+   builds that the report states (kept in a comment at its top), and the next run checks its
+   own pair of builds against them.
 
 It also weighs each page (its HTML plus its own figures; the theme's shared CSS and
 JavaScript are counted once, apart) and writes a stamped Markdown report,
@@ -50,8 +52,9 @@ REPORT = ROOT / "sitebuild" / "build-figures.md"
 IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache")
 # A measured number as pages print it, with its unit: masked before two builds are compared.
 # "never" stands where a break-even count would be when jit saves nothing; long hex strings
-# are hashes (JAX's persistent-cache keys hash the cache folder's path, a new temporary one).
-NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
+# are hashes (JAX's persistent-cache keys hash the cache folder's path, a new temporary one),
+# 0x... are memory addresses in the reprs JAX's messages print.
+NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
 # Timings are compared by size: calls of a few microseconds are mostly dispatch, which the
 # build machine's state moves far more than it moves long computations.
 SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (math.inf, "10 ms and more"))

@@ -45,6 +45,7 @@ def test_timings_are_compared_against_their_stated_spread():
 def test_never_is_masked_where_a_break_even_count_would_stand():
     assert measure_build.NUMBER.sub("#", "12 (3 to never) calls; 4.5 µs") == "# (# to #) calls; #"
     assert measure_build.NUMBER.sub("#", "key 'jit_selu-" + "de7deb6b" * 8 + "'") == "key 'jit_selu-#'"
+    assert measure_build.NUMBER.sub("#", "<Model object at 0x7f78947d73d0>") == "<Model object at #>"
 
 
 def test_the_spread_between_builds_is_stated_by_size_and_checked_against_an_earlier_one():
