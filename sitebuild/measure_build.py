@@ -13,9 +13,9 @@ they are. In that copy it runs, one after another:
    log line saying the rebuild is done and browsers reload;
 4. a second cold build (caches removed again), compared with the first file by file:
    which files are identical, which differ only in numbers, which differ otherwise, and
-   how far the measured timings moved, by size. The largest moves become the spread between
-   builds that the report states (kept in a comment at its top), and the next run checks its
-   own pair of builds against them.
+   how far the measured timings moved, by size. The report states the spread between builds:
+   the largest moves over every comparison so far (kept in a comment at its top, with how
+   many), and the next run checks its own pair of builds against it before widening it.
 
 It also weighs each page (its HTML plus its own figures; the theme's shared CSS and
 JavaScript are counted once, apart) and writes a stamped Markdown report,
@@ -242,6 +242,17 @@ def against_stated(rows: list[dict], stated: dict[str, float]) -> dict:
     return {"count": len(checked), "within": len(checked) - len(beyond), "beyond": beyond}
 
 
+def renewed_statement(previous: dict | None, spread: list[dict], stamp: str, quick: bool) -> dict:
+    """The spread between builds a report states: per size of timing, the largest move over
+    every comparison so far (this one and those the previous statement covered)."""
+    largest = dict((previous or {}).get("largest", {}))
+    for found in spread:
+        largest[found["scale"]] = round(max(found["max"], largest.get(found["scale"], 0.0)), 4)
+    earlier = previous.get("comparisons", 1) if previous else 0
+    return {"stamp": stamp, "quick": quick, "comparisons": earlier + 1,
+            "largest": largest}
+
+
 def machine_checks(site: Path) -> dict[str, dict]:
     """Each build snippet's machine check (measurement.machine_check), before and after measuring."""
     return {path.parent.name: json.loads(path.read_text(encoding="utf-8")).get("machine_check", {})
@@ -308,9 +319,7 @@ def render_report(m: dict) -> str:
     measuring = sum(m["snippets"].values())
     lines = [
         "<!-- Written by `python sitebuild/measure_build.py`; included by docs/how-this-site-is-built.md. -->",
-        "<!-- stated spread: " + json.dumps({"stamp": m["stamp"], "quick": m["quick"], "largest": {s["scale"]: round(s["max"], 4)
-                                                                             for s in m["spread"]}},
-                                            ensure_ascii=False) + " -->",
+        "<!-- stated spread: " + json.dumps(m["statement"], ensure_ascii=False) + " -->",
         "",
         "| step | time |",
         "|---|---|",
@@ -369,11 +378,19 @@ def timing_report(m: dict) -> list[str]:
     lines += ["", "Moved most: " + "; ".join(f"`{r['path']}` {r['change']:+.0%}" for r in worst) + "."]
     if previous:
         found = against_stated(t["rows"], previous["largest"])
-        lines += ["", f"Against the spread the previous measurement stated ({previous['stamp']}): "
-                      f"**{found['within']} of {found['count']}** timings moved no further than the largest "
-                      "move it found for their size"
+        runs = previous.get("comparisons", 1)
+        lines += ["", f"Against the spread stated before this run (the largest moves over {runs} earlier "
+                      f"comparison{'s' if runs > 1 else ''}, the last {previous['stamp']}): "
+                      f"**{found['within']} of {found['count']}** timings moved no further than the stated "
+                      "move for their size"
                   + (". Beyond it: " + "; ".join(f"`{r['path']}` {_pct(r['move'])}" for r in found["beyond"][:5])
                      + ("; …" if len(found["beyond"]) > 5 else "") if found["beyond"] else "") + "."]
+    if "statement" in m:
+        stated = m["statement"]
+        lines += ["", f"**The spread between builds this report states**, the largest move over "
+                      f"{stated['comparisons']} comparison{'s' if stated['comparisons'] > 1 else ''} of two cold "
+                      "builds: " + "; ".join(f"{scale}: {_pct(move)}" for scale, move in stated["largest"].items())
+                  + ". The next run checks its own pair of builds against it."]
     checks = m["checks"]
     keys = (("python_loop", "pure-Python loop"), ("tiny_jit_call", "tiny jitted call"))
     lines += ["", "#### The machine each build met", "",
@@ -462,8 +479,9 @@ def main(argv: list[str] | None = None) -> None:
         print("\n".join(timing_report({**compare_timings(*args.compare), "previous": previous})))
         return
     with tempfile.TemporaryDirectory(prefix="measure-build-") as work:
-        report = render_report({**measure(args.quick, args.chapter, Path(work)), "previous": previous,
-                                "quick": args.quick})
+        measured = measure(args.quick, args.chapter, Path(work))
+        measured["statement"] = renewed_statement(previous, measured["spread"], measured["stamp"], args.quick)
+        report = render_report({**measured, "previous": previous})
         if args.keep:
             for name in ("site-a", "site-b"):
                 shutil.copytree(Path(work) / name, args.keep / name, dirs_exist_ok=True)

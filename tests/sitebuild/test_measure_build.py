@@ -62,6 +62,12 @@ def test_the_spread_between_builds_is_stated_by_size_and_checked_against_an_earl
     assert spread["under 100 µs"]["max"] == pytest.approx(7.0)
     found = measure_build.against_stated(rows, {"under 100 µs": 1.5, "10 ms and more": 0.1})
     assert found["count"] == 2 and found["within"] == 1 and found["beyond"] == [tiny]
+    # what the report states next: the largest move over this comparison and the earlier ones
+    earlier = {"comparisons": 2, "largest": {"under 100 µs": 1.5, "10 ms and more": 0.1}}
+    stated = measure_build.renewed_statement(earlier, list(spread.values()), "Measured on X", False)
+    assert stated["comparisons"] == 3 and stated["quick"] is False
+    assert stated["largest"] == {"under 100 µs": 7.0, "10 ms and more": 0.1}
+    assert measure_build.renewed_statement(None, list(spread.values()), "", False)["comparisons"] == 1
 
 
 def test_the_report_carries_the_spread_it_states_for_the_next_run(tmp_path):
