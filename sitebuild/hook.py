@@ -3,7 +3,7 @@
 1. on_config: run every snippet listed in `extra.build_snippets` (mkdocs.yml) through
    snippet_runs.py, and turn each template under notebooks/ into a notebook.
 2. on_files: add their outputs as generated files: measured/<snippet>/<file> and
-   notebooks/<name>.ipynb (which mkdocs-jupyter then executes and renders).
+   notebooks/<name>.ipynb (executed here; mkdocs-jupyter renders it).
 3. on_page_markdown: render each page as a Jinja template, so prose, tables and figures
    come from the results: {{ selu_benchmark.text.jit_vs_eager }}, {{ table("selu_benchmark",
    "headline") }}, {{ figure("selu_benchmark", "scaling") }}.
@@ -17,19 +17,25 @@ Environment variables (documented on docs/how-this-site-is-built.md):
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import posixpath
 import re
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import jinja2
 import jupytext
 import markdown
+import nbformat
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import check_site  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
@@ -90,12 +96,50 @@ def on_config(config):
 
 
 def _make_notebook(template: Path, config, out_dir: Path) -> Path:
-    """Expand a jupytext template's `# --8<-- "file.py:section"` lines into a notebook.
+    """The executed notebook made from a jupytext template under notebooks/.
+
+    The hook runs it here with nbclient, and mkdocs-jupyter only renders it: each cell's
+    printed lines become one output (the kernel sends them in as many pieces as its flush
+    timer cut, which varied from build to build), and a cell that raises stops the build
+    with the template's name and the cell's error instead of a traceback on the page. It
+    runs again only when its source changed: code, environment key or snippet digest.
+    """
+    source = _notebook_source(template, config)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    path = out_dir / f"{template.stem}.ipynb"
+    if path.is_file():
+        try:
+            if json.loads(path.read_text(encoding="utf-8"))["metadata"]["just_in_time"]["source"] == digest:
+                return path
+        except (ValueError, KeyError):
+            pass  # not one of ours, or half written: run it again
+    notebook = nbformat.reads(source, as_version=4)
+    log.info(f"notebook {template.name}: executing ...")
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="notebook-") as cwd:
+        client = NotebookClient(notebook, timeout=_timeout(), kernel_name="python3", allow_errors=False,
+                                coalesce_streams=True, resources={"metadata": {"path": cwd}})
+        try:
+            client.execute()
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
+            raise PluginError(f"notebook template {template}: a cell failed, so the build stops "
+                              f"(nothing was published):\n{error}") from None
+    log.info(f"notebook {template.name}: executed in {time.perf_counter() - start:.1f} s")
+    notebook.metadata["just_in_time"]["source"] = digest
+    out_dir.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(".ipynb.partial")
+    scratch.write_text(nbformat.writes(notebook), encoding="utf-8")
+    scratch.replace(path)  # never half a notebook that a later build would trust
+    return path
+
+
+def _notebook_source(template: Path, config) -> str:
+    """Expand a jupytext template's `# --8<-- "file.py:section"` lines into an unexecuted notebook.
 
     Sections are expanded by pymdownx.snippets with the site's own settings, so the
     notebook shows exactly the code the pages show. The environment key goes into the
-    notebook's metadata: mkdocs-jupyter's cache hashes the file, so new code, new
-    versions or a new machine all mean a fresh execution, never stale outputs.
+    notebook's metadata, so new code, new versions or a new machine all change the
+    source and mean a fresh execution, never stale outputs.
     """
     lines = [line[2:] if line.startswith("# --8<--") else line
              for line in template.read_text(encoding="utf-8").splitlines()]
@@ -107,22 +151,19 @@ def _make_notebook(template: Path, config, out_dir: Path) -> Path:
         raise PluginError(f"notebook template {template}: {error}") from None
     notebook = jupytext.reads("\n".join(expanded) + "\n", fmt="py:percent")
     for number, cell in enumerate(notebook.cells):
-        # jupytext draws random cell ids: fixed ones keep the file, and so mkdocs-jupyter's
-        # cache (keyed on the file) and the page, the same from build to build.
+        # jupytext draws random cell ids: fixed ones keep the source, and so the decision
+        # to reuse an executed notebook, the same from build to build.
         cell.id = f"cell-{number}"
     root = template.parent.parent
     notebook.metadata["just_in_time"] = {
         "template": template.relative_to(root).as_posix(),
         "environment": snippet_runs.environment_key(root / "requirements.txt"),
-        # The kernel can import any snippet: a change to one must mean a fresh execution.
-        "snippets": snippet_runs.files_digest(sorted((root / "snippets").glob("*.py")))}
+        # The kernel can import any snippet: a change to one must mean a fresh execution;
+        # so must a change to this file, which decides how notebooks are made and run.
+        "snippets": snippet_runs.files_digest(sorted((root / "snippets").glob("*.py"))),
+        "hook": snippet_runs.files_digest([Path(__file__)])}
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{template.stem}.ipynb"
-    text = jupytext.writes(notebook, fmt="ipynb")
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-    return path
+    return jupytext.writes(notebook, fmt="ipynb")
 
 
 @event_priority(100)  # before mkdocs-jupyter wraps notebook files

@@ -14,16 +14,15 @@ def config():
     return load_config(str(ROOT / "mkdocs.yml"))
 
 
-def test_notebook_is_identical_when_nothing_changed(config, tmp_path):
-    # mkdocs-jupyter caches executions by the file's bytes: a file that changed by itself
-    # would execute the notebook on every build.
-    first = hook._make_notebook(ROOT / "notebooks" / "selu.py", config, tmp_path / "a").read_bytes()
-    second = hook._make_notebook(ROOT / "notebooks" / "selu.py", config, tmp_path / "b").read_bytes()
-    assert first == second
+def test_notebook_source_is_identical_when_nothing_changed(config):
+    # An executed notebook is reused while its source is unchanged: a source that changed by
+    # itself would execute the notebook on every build.
+    first = hook._notebook_source(ROOT / "notebooks" / "selu.py", config)
+    assert hook._notebook_source(ROOT / "notebooks" / "selu.py", config) == first
 
 
-def test_notebook_holds_the_snippet_code_and_the_environment(config, tmp_path):
-    notebook = json.loads(hook._make_notebook(ROOT / "notebooks" / "selu.py", config, tmp_path).read_text())
+def test_notebook_holds_the_snippet_code_and_the_environment(config):
+    notebook = json.loads(hook._notebook_source(ROOT / "notebooks" / "selu.py", config))
     code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
     assert (ROOT / "snippets" / "selu.py").read_text().split("# --8<-- [start:selu]\n")[1] \
         .split("# --8<-- [end:selu]")[0].strip() in code
