@@ -183,11 +183,11 @@ def machine_check() -> dict[str, float]:
 
     A loop of pure Python runs on one core and follows that core's speed alone. A jitted
     call on 1,000 floats is almost all dispatch: Python hands the work to XLA's runtime
-    threads and waits for the answer, and that handoff is what slows down first when other
-    work competes for the cores (on a shared host, work this machine cannot see): a few
-    microseconds when it is quiet, several times that when it is busy. The same NumPy call
-    runs on the calling thread. `main` takes this check before and after measuring, so two
-    builds' timings can be read against the state of the machine each one met.
+    threads and waits for the answer. On a shared virtual machine that handoff can take a
+    few microseconds or several times that, and flip between the two, when other work runs
+    or for no visible reason. The same NumPy call runs on the calling thread. `main` takes
+    this check before and after measuring, so two builds' timings can be read against the
+    state of the machine each one met.
     """
     import jax
     import numpy as np
