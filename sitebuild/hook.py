@@ -105,7 +105,7 @@ def _make_notebook(template: Path, config, out_dir: Path) -> Path:
     runs again only when its source changed: code, environment key or snippet digest.
     """
     source = _notebook_source(template, config)
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    digest = snippet_runs.digest(source.encode())
     path = out_dir / f"{template.stem}.ipynb"
     if path.is_file():
         try:

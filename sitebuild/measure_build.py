@@ -196,7 +196,7 @@ def _scale(seconds: float) -> str:
     return next(label for bound, label in SCALES if seconds < bound)
 
 
-def timing_agreement(first: dict, second: dict) -> dict:
+def timing_agreement(first: dict, second: dict) -> list[dict]:
     """How far each timing moved between two builds, against the spread each one states."""
     b = dict(_timings(second))
     rows = []
@@ -208,11 +208,9 @@ def timing_agreement(first: dict, second: dict) -> dict:
         rows.append({"path": "/".join(path), "first": t["median"], "second": u["median"],
                      "change": u["median"] / t["median"] - 1, "move": _move(t["median"], u["median"]),
                      "scale": _scale(t["median"]),
-                     "overlap": t["q1"] <= u["q3"] and u["q1"] <= t["q3"],
                      "inside": t["q1"] <= u["median"] <= t["q3"],
                      "in_range": min(samples) <= u["median"] <= max(samples)})
-    return {"rows": rows, "count": len(rows),
-            "overlap": sum(r["overlap"] for r in rows), "inside": sum(r["inside"] for r in rows)}
+    return rows
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -451,15 +449,13 @@ def measure(quick: bool, chapter_name: str, work: Path) -> dict:
 
 def compare_timings(a: Path, b: Path) -> dict:
     """Every timing of two builds' results, and the machine checks each build snippet took."""
-    timings = {"rows": [], "count": 0, "overlap": 0, "inside": 0}
+    rows = []
     for results in sorted(a.glob("measured/*/results.json")):
         other = b / results.relative_to(a)
         if other.is_file():
-            found = timing_agreement(json.loads(results.read_text())["data"], json.loads(other.read_text())["data"])
-            for row in found["rows"]:
-                row["path"] = f"{results.parent.name}/{row['path']}"
-            timings = {k: timings[k] + found[k] for k in timings}
-    return {"timings": timings, "spread": spread_by_scale(timings["rows"]),
+            for row in timing_agreement(json.loads(results.read_text())["data"], json.loads(other.read_text())["data"]):
+                rows.append({**row, "path": f"{results.parent.name}/{row['path']}"})
+    return {"timings": {"rows": rows, "count": len(rows)}, "spread": spread_by_scale(rows),
             "checks": {"first": machine_checks(a), "second": machine_checks(b)}}
 
 

@@ -98,25 +98,25 @@ def environment_key(requirements: Path) -> dict:
         "python": platform.python_version(),
         "jax": _version("jax"),
         "jaxlib": _version("jaxlib"),
-        "requirements": _digest(requirements.read_bytes()) if requirements.is_file() else None,
-        "runner": _digest(Path(__file__).read_bytes()),
+        "requirements": digest(requirements.read_bytes()) if requirements.is_file() else None,
+        "runner": digest(Path(__file__).read_bytes()),
         **machine(),
     }
 
 
 def cache_key(snippet: Path, snippets_dir: Path, requirements: Path, quick: bool) -> dict:
-    files = {p.relative_to(snippets_dir).as_posix(): _digest(p.read_bytes())
+    files = {p.relative_to(snippets_dir).as_posix(): digest(p.read_bytes())
              for p in imported_snippets(snippet, snippets_dir)}
     return {"files": files, "quick": quick, **environment_key(requirements)}
 
 
-def _digest(data: bytes) -> str:
+def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
 def files_digest(paths: list[Path]) -> str:
     """One digest of several files' names and contents."""
-    return _digest(b"".join(p.name.encode() + b"\0" + p.read_bytes() + b"\0" for p in paths))
+    return digest(b"".join(p.name.encode() + b"\0" + p.read_bytes() + b"\0" for p in paths))
 
 
 def _changed(old: dict, new: dict) -> str:
