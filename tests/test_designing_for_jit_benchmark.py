@@ -1,11 +1,11 @@
-"""snippets/deeponet_designs_benchmark.py: what the build measured, and what the page shows."""
+"""snippets/designing_for_jit_benchmark.py: what the build measured, and what the page shows."""
 
 
 from project import quick_results
 
 
 def results():
-    return quick_results("deeponet_designs_benchmark")
+    return quick_results("designing_for_jit_benchmark")
 
 
 def test_results_hold_the_tables_and_the_documented_behaviour(built_site):

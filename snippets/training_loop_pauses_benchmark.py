@@ -1,7 +1,7 @@
 """The DeepONet training loop's pauses, measured: per-iteration times, JAX's logs, recompilations.
 
-    python snippets/training_loop_benchmark.py            # a small DeepONet, about 15 s
-    python snippets/training_loop_benchmark.py --quick    # a tiny one, no recompilation scenarios
+    python snippets/training_loop_pauses_benchmark.py            # a small DeepONet, about 15 s
+    python snippets/training_loop_pauses_benchmark.py --quick    # a tiny one, no recompilation scenarios
 
 Every compilation this file reports is counted in JAX's own log (jax_log_compiles), never
 guessed from a time.
@@ -20,7 +20,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-import training_loop as tl
+import training_loop_pauses as tl
 from deeponet import PIDeepONet, evaluate_losses, loss_terms, random_functions
 from measurement import Figure, Report, fmt_seconds, main, markdown_table, time_call, time_calls
 

@@ -5,8 +5,8 @@ Perdikaris, 2021): a progress bar, the jitted `step` with a static `self`, and e
 `log_every` iterations an un-jitted evaluation of the losses for the log. The code here is
 written for this site; `deeponet.py` holds the model.
 
-Run it to watch the bar, the per-iteration times and what JAX logs:  python training_loop.py
-The build measures it with training_loop_benchmark.py.
+Run it to watch the bar, the per-iteration times and what JAX logs:  python training_loop_pauses.py
+The build measures it with training_loop_pauses_benchmark.py.
 """
 
 # --8<-- [start:imports]

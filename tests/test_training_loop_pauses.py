@@ -1,4 +1,4 @@
-"""snippets/training_loop.py: the loop, JAX's log, the recompilations the chapter states, the stale self.
+"""snippets/training_loop_pauses.py: the loop, JAX's log, the recompilations the chapter states, the stale self.
 
 Compilations are counted in JAX's own log (jax_log_compiles), never from a time.
 """
@@ -13,8 +13,8 @@ import jax
 import numpy as np
 import pytest
 
-import training_loop as tl
-import training_loop_benchmark as bench
+import training_loop_pauses as tl
+import training_loop_pauses_benchmark as bench
 from deeponet import PIDeepONet, evaluate_losses, random_functions
 
 CONFIG = tl.TINY

@@ -1,12 +1,12 @@
-"""snippets/deeponet_designs.py: the three designs train to the same parameters; only
+"""snippets/designing_for_jit.py: the three designs train to the same parameters; only
 design A ignores a changed attribute and compiles again for a new object."""
 
 import pytest
 
-from deeponet_designs import (DESIGNS, Adam, PytreeDeepONet, count_compilations, example_batches,
+from designing_for_jit import (DESIGNS, Adam, PytreeDeepONet, count_compilations, example_batches,
                               explicit_step, max_difference, trained_params, which_weight_was_used)
 from deeponet import ICS_WEIGHT
-from deeponet_designs import TINY
+from designing_for_jit import TINY
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
-"""The three designs of deeponet_designs.py, measured: same results, step times, compile counts.
+"""The three designs of designing_for_jit.py, measured: same results, step times, compile counts.
 
-    python snippets/deeponet_designs_benchmark.py            # full size: the tables for your machine
-    python snippets/deeponet_designs_benchmark.py --quick    # a tiny network, a few seconds
+    python snippets/designing_for_jit_benchmark.py            # full size: the tables for your machine
+    python snippets/designing_for_jit_benchmark.py --quick    # a tiny network, a few seconds
 """
 
 import jax
 
 from deeponet import DEFAULT, ICS_WEIGHT
-from deeponet_designs import (DESIGNS, TINY, count_compilations, example_batches, max_difference,
+from designing_for_jit import (DESIGNS, TINY, count_compilations, example_batches, max_difference,
                               trained_params, which_weight_was_used)
 from measurement import Report, fmt_seconds, fmt_timing, main, markdown_table, stopwatch, time_calls
 

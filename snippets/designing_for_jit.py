@@ -8,7 +8,7 @@ C. The model as a pytree: a dataclass registered with jax.tree_util.register_dat
    whose arrays are traced and whose settings are static; `step` returns a new model.
 
 All three train the same network from the same initial parameters on the same batches.
-Run it to see them agree:  python snippets/deeponet_designs.py
+Run it to see them agree:  python snippets/designing_for_jit.py
 """
 
 # --8<-- [start:imports]

@@ -1,23 +1,23 @@
-"""snippets/training_loop_benchmark.py: what the quick build measured and logged, and what the page uses."""
+"""snippets/training_loop_pauses_benchmark.py: what the quick build measured and logged, and what the page uses."""
 
 import re
 
 from project import QUICK_RESULTS, ROOT, quick_results
 
-FOLDER = QUICK_RESULTS / "training_loop_benchmark"
+FOLDER = QUICK_RESULTS / "training_loop_pauses_benchmark"
 PAGE = ROOT / "docs" / "training-loop-pauses.md"
 
 
 def results():
-    return quick_results("training_loop_benchmark")
+    return quick_results("training_loop_pauses_benchmark")
 
 
 def test_results_hold_every_table_figure_and_text_the_page_uses(built_site):
     r = results()
     page = PAGE.read_text()
-    assert set(re.findall(r'table\("training_loop_benchmark", "(\w+)"\)', page)) == set(r["tables"])
-    assert set(re.findall(r'figure\("training_loop_benchmark", "(\w+)"\)', page)) == set(r["figures"])
-    for key in set(re.findall(r"training_loop_benchmark\.text\.(\w+)", page)):
+    assert set(re.findall(r'table\("training_loop_pauses_benchmark", "(\w+)"\)', page)) == set(r["tables"])
+    assert set(re.findall(r'figure\("training_loop_pauses_benchmark", "(\w+)"\)', page)) == set(r["figures"])
+    for key in set(re.findall(r"training_loop_pauses_benchmark\.text\.(\w+)", page)):
         assert r["text"][key], key
     for figure in r["figures"].values():
         assert (FOLDER / figure["file"]).is_file() and figure["alt"]
@@ -52,6 +52,6 @@ def test_quick_mode_says_what_it_left_out(built_site):
 def test_the_page_is_built_with_its_figures(built_site):
     html = (built_site / "training-loop-pauses" / "index.html").read_text()
     assert "Why a training loop pauses" in html
-    assert html.count("measured/training_loop_benchmark/timeline_") == 2
+    assert html.count("measured/training_loop_pauses_benchmark/timeline_") == 2
     text = re.sub(r"<[^>]+>", "", html)
     assert "JAX_LOG_COMPILES=1 JAX_EXPLAIN_CACHE_MISSES=1 python train.py" in text
