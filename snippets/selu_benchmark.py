@@ -83,6 +83,12 @@ def check_int32_conversions():
                              f"the select; this JAX traces selu on int32 as:\n{text}")
 
 
+def faster_or_slower(ratio):
+    """'3.1× faster than' or '2× slower than': prose that stays true either way."""
+    return (f"{fmt_ratio(ratio)} faster than" if ratio >= 1
+            else f"{fmt_ratio(1 / ratio)} slower than")
+
+
 def measure(quick: bool) -> Report:
     """Time SELU eager, jitted and in NumPy; split the first jitted call into stages."""
     repeats, min_sample = (5, 0.002) if quick else (15, 0.01)
@@ -140,6 +146,7 @@ def headline(report, n, repeats, min_sample):
         jit_vs_eager_random=fmt_ratio(rand_t["eager"].median / rand_t["jit"].median),
         jit_vs_numpy_f32_random=fmt_ratio(rand_t["numpy"].median
                                           / rand_t["jit"].median),
+        vs_numpy=faster_or_slower(docs_t["numpy"].median / docs_t["jit"].median),
         xla_threads=str(threads),
         threads=f"jax.jit on {threads} thread{'s' * (threads > 1)}, NumPy on 1",
         busy_jit=f"{busy['jit']:.2f}", busy_numpy=f"{busy['numpy']:.2f}")
