@@ -209,6 +209,9 @@ def measure_break_even(report, quick, pool):
          "NumPy call (1 thread)", "calls for jit to beat eager",
          "calls for jit to beat NumPy"], rows)
     small, large = data[0], data[-1]
+    for size, row in (("small", small), ("large", large)):
+        for other in ("eager", "numpy"):
+            report.text[f"be_{size}_{other}_when"] = when(row[f"vs_{other}"])
     report.text.update(
         be_first_repeats=str(first_repeats),
         be_small_n=f"{small['n']:,}", be_large_n=f"{large['n']:,}",
@@ -221,8 +224,13 @@ def measure_break_even(report, quick, pool):
         be_large_first=fmt_seconds(large["first"]["median"]),
         be_small_threads=str(small["xla_threads"]),
         be_large_threads=str(large["xla_threads"]),
-        be_small_saving_eager=fmt_seconds(small["eager"]["median"]
-                                          - small["jit"]["median"]))
+        )
+
+
+def when(median_low_high):
+    """Prose for a break-even: 'after 12 (9 to 15) calls', or 'never'."""
+    text = fmt_calls_range(median_low_high)
+    return text if text == "never" else f"after {text} calls"
 
 
 def fmt_calls(calls):
