@@ -4,6 +4,8 @@ Run it to see the three agree:  python snippets/selu.py
 """
 
 # --8<-- [start:imports]
+import time
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,7 +25,7 @@ selu_jit = jax.jit(selu)  # the same Python function, compiled as one XLA progra
 # --8<-- [start:selu_numpy]
 def selu_numpy(x, alpha=1.67, lambda_=1.05):
     """The same formula in NumPy: every operation is a precompiled C loop."""
-    with np.errstate(over="ignore"):  # exp overflows to inf where x is large; where() drops it
+    with np.errstate(over="ignore"):  # exp(large x) is inf; where() drops it
         return lambda_ * np.where(x > 0, x, alpha * np.exp(x) - alpha)
 # --8<-- [end:selu_numpy]
 
@@ -37,6 +39,12 @@ def docs_input(n):
 def random_input(n, seed=0):
     """Standard normal float32 values: half negative, so both branches are taken."""
     return jax.random.normal(jax.random.key(seed), (n,), dtype=jnp.float32)
+
+
+def numpy_input(x):
+    """The same values for NumPy, as float32 like JAX's result (NumPy's exp would
+    turn int32 into float64, twice the bytes and a different computation)."""
+    return np.asarray(x, dtype=np.float32)
 # --8<-- [end:inputs]
 
 
@@ -59,8 +67,6 @@ def numpy_call(x_np):
 # --8<-- [start:first_call]
 def first_call_stages(x):
     """Split a fresh function's first jitted call into its stages (seconds each)."""
-    import time
-
     jax.clear_caches()  # forget every compiled program, so this really is a first call
     fresh = jax.jit(selu)
     t0 = time.perf_counter()
@@ -72,6 +78,15 @@ def first_call_stages(x):
     compiled(x).block_until_ready()  # first execution of that code
     t3 = time.perf_counter()
     return {"trace_and_lower": t1 - t0, "compile": t2 - t1, "first_execution": t3 - t2}
+
+
+def eager_first_call(x):
+    """Seconds for eager SELU's first call on x's shape: the call alone."""
+    x.block_until_ready()  # the input exists before the clock starts
+    jax.clear_caches()  # eager JAX compiles each operation per shape, and caches it
+    t0 = time.perf_counter()
+    eager_call(x)
+    return time.perf_counter() - t0
 # --8<-- [end:first_call]
 
 
@@ -80,5 +95,6 @@ if __name__ == "__main__":
     print("input      ", np.asarray(x).round(3))
     print("eager JAX  ", np.asarray(selu(x)).round(3))
     print("jax.jit    ", np.asarray(selu_jit(x)).round(3))
-    print("NumPy      ", selu_numpy(np.asarray(x)).round(3))
+    print("NumPy      ", selu_numpy(numpy_input(x)).round(3))
     print("first call stages (s):", first_call_stages(random_input(1000)))
+    print("eager first call (s):", eager_first_call(random_input(1000)))

@@ -1,16 +1,20 @@
 """SELU measured three ways: eager JAX, jax.jit and NumPy.
 
-    python snippets/selu_benchmark.py            # full size: the tables for your machine
-    python snippets/selu_benchmark.py --quick    # small sizes, a few seconds
+    python snippets/selu_benchmark.py          # full size: the tables for your machine
+    python snippets/selu_benchmark.py --quick  # small sizes, a few seconds
 """
 
+import re
+import time
+
 import jax
+import jax.numpy as jnp
 import numpy as np
 
-from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
-                         main, markdown_table, stopwatch, time_calls)
-from selu import (docs_input, eager_call, first_call_stages, jit_call, numpy_call,
-                  random_input)
+from measurement import (Figure, Report, Timing, fmt_ratio, fmt_ratio_range,
+                         fmt_seconds, fmt_timing, main, markdown_table, time_calls)
+from selu import (docs_input, eager_call, eager_first_call, first_call_stages, jit_call,
+                  numpy_call, numpy_input, random_input, selu, selu_jit)
 
 # Figures published elsewhere, quoted with their source (not measured here).
 PUBLISHED = [
@@ -18,24 +22,71 @@ PUBLISHED = [
      "(docs/jax-101/02-jitting.ipynb)", 2.05e-3, 150e-6, "%timeit, best of 5"),
     ("Korean blog post on JAX's JIT, quoting the JAX docs", 2.5e-3, 0.15e-3, "quoted"),
 ]
-
-
 WAYS = ("eager", "jit", "numpy")
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"  # jax.monitoring's name
 
 
 def three_ways(inputs):
-    """(input key, way) -> a call of SELU on that input, for `time_calls` to time side by side."""
+    """(input key, way) -> a call of SELU on that input, for `time_calls`."""
     calls = {}
     for key, x in inputs.items():
-        x_np = np.asarray(x)
+        x_np = numpy_input(x)  # float32, like JAX's computation
         calls[key, "eager"] = lambda x=x: eager_call(x)
         calls[key, "jit"] = lambda x=x: jit_call(x)
         calls[key, "numpy"] = lambda x_np=x_np: numpy_call(x_np)
     return calls
 
 
-def sizes(quick):
-    return [10**k for k in range(3, 6 if quick else 8)]
+def xla_threads(x):
+    """Threads XLA splits jitted SELU's fused loop into for x, read from the optimized
+    HLO (outer_dimension_partitions of the CPU backend); 1 where it does not split."""
+    hlo = selu_jit.lower(x).compile().as_text()
+    parts = [int(np.prod([int(p) for p in re.findall(r"\d+", found)]))
+             for found in re.findall(r'"outer_dimension_partitions":\[([^\]]*)\]', hlo)]
+    return max(parts, default=1)
+
+
+def cores_busy(fn, seconds=0.3):
+    """CPU time of this process (all its threads) over wall time, while fn runs."""
+    fn()
+    cpu, wall, calls = time.process_time(), time.perf_counter(), 0
+    while time.perf_counter() - wall < seconds or calls < 3:
+        fn()
+        calls += 1
+    return (time.process_time() - cpu) / (time.perf_counter() - wall)
+
+
+def compilations(fn):
+    """How many XLA compilations fn() triggers (jax.monitoring's compile event)."""
+    count = []
+
+    def listener(event, duration, **kwargs):
+        count.append(event == COMPILE_EVENT)
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        fn()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    return sum(count)
+
+
+def check_int32_conversions():
+    """The page says: on int32 input `x > 0` compares int32, and only the operands of
+    exp and of the select are converted to float32. Fail the build if JAX changes."""
+    jaxpr = jax.make_jaxpr(selu)(jnp.arange(4))
+    gt = [e for e in jaxpr.eqns if e.primitive.name == "gt"]
+    text = str(jaxpr)
+    if (len(gt) != 1 or gt[0].invars[0].aval.dtype != jnp.int32
+            or text.count("convert_element_type") != 2):
+        raise AssertionError("snippets/selu_benchmark.py: the page says x > 0 "
+                             "compares int32 and exactly two conversions feed exp and "
+                             f"the select; this JAX traces selu on int32 as:\n{text}")
+
+
+def faster_or_slower(ratio):
+    """'3.1× faster than' or '2× slower than': prose that stays true either way."""
+    return (f"{fmt_ratio(ratio)} faster than" if ratio >= 1
+            else f"{fmt_ratio(1 / ratio)} slower than")
 
 
 def measure(quick: bool) -> Report:
@@ -44,86 +95,135 @@ def measure(quick: bool) -> Report:
     n = 10**5 if quick else 10**6
     report = Report()
     report.data["n"] = n
+    check_int32_conversions()
+    headline(report, n, repeats, min_sample)
+    first_calls(report, n, quick)
+    scaling(report, quick, repeats, min_sample)
+    return report
 
-    # -- the headline: both inputs at one size, all three in the same run
+
+def headline(report, n, repeats, min_sample):
+    """Both inputs at one size, all three ways in the same run, and their threads."""
     inputs = {"jnp.arange(n), int32 (the JAX docs' input)": docs_input(n),
               "standard normal float32, seed 0": random_input(n)}
-    timed = time_calls(three_ways(inputs), repeats=repeats, min_sample_s=min_sample)
+    calls = three_ways(inputs)
+    timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
     rows, timings = [], {}
     for label in inputs:
         t = timings[label] = {way: timed[label, way] for way in WAYS}
-        rows.append([label, fmt_timing(t["eager"]), fmt_timing(t["jit"]), fmt_timing(t["numpy"]),
-                     fmt_ratio_range(t["eager"], t["jit"]), fmt_ratio_range(t["numpy"], t["jit"])])
+        rows.append([label, fmt_timing(t["eager"]), fmt_timing(t["jit"]),
+                     fmt_timing(t["numpy"]), fmt_ratio_range(t["eager"], t["jit"]),
+                     fmt_ratio_range(t["numpy"], t["jit"])])
+    threads = xla_threads(docs_input(n))
+    busy = {way: cores_busy(calls[next(iter(inputs)), way]) for way in WAYS}
+    if busy["numpy"] > 1.5:
+        raise AssertionError("snippets/selu_benchmark.py: the page says NumPy runs "
+                             f"SELU on one thread, but it kept {busy['numpy']:.2f} "
+                             "cores busy")
     report.tables["headline"] = markdown_table(
-        [f"input, n = {n:,}", "eager JAX", "jax.jit", "NumPy", "eager / jit", "NumPy / jit"], rows)
+        [f"input, n = {n:,}", "eager JAX", f"jax.jit ({threads} threads)",
+         "NumPy, float32 (1 thread)", "eager / jit", "NumPy / jit"], rows)
+    report.tables["threads"] = markdown_table(
+        ["", "eager JAX", "jax.jit", "NumPy"],
+        [["threads for the elementwise loop", "XLA's, per operation",
+          f"{threads} (XLA's plan in the optimized HLO)",
+          "1 (NumPy's loops run on the calling thread)"],
+         ["cores busy on average (CPU time ÷ wall time; below 1 while other "
+          "programs share the cores)"]
+         + [f"{busy[way]:.2f}" for way in WAYS]])
     report.data["headline"] = {label: {k: v.as_dict() for k, v in t.items()}
                                for label, t in timings.items()}
+    report.data["threads"] = {"xla": threads, "cores_busy": busy}
     docs_t, rand_t = timings.values()
     report.text.update(
-        n=f"{n:,}", n_sci=f"10^{len(str(n)) - 1}",
-        eager=fmt_seconds(docs_t["eager"].median), jit=fmt_seconds(docs_t["jit"].median),
+        n=f"{n:,}", n_sci=f"10^{len(str(n)) - 1}", repeats=str(repeats),
+        eager=fmt_seconds(docs_t["eager"].median),
+        jit=fmt_seconds(docs_t["jit"].median),
         numpy=fmt_seconds(docs_t["numpy"].median),
         jit_vs_eager=fmt_ratio(docs_t["eager"].median / docs_t["jit"].median),
         jit_vs_eager_range=fmt_ratio_range(docs_t["eager"], docs_t["jit"]),
-        jit_vs_numpy=fmt_ratio(docs_t["numpy"].median / docs_t["jit"].median),
+        jit_vs_numpy_f32=fmt_ratio(docs_t["numpy"].median / docs_t["jit"].median),
         jit_vs_eager_random=fmt_ratio(rand_t["eager"].median / rand_t["jit"].median),
-        jit_vs_numpy_random=fmt_ratio(rand_t["numpy"].median / rand_t["jit"].median),
-        repeats=str(repeats),
-    )
+        jit_vs_numpy_f32_random=fmt_ratio(rand_t["numpy"].median
+                                          / rand_t["jit"].median),
+        vs_numpy=faster_or_slower(docs_t["numpy"].median / docs_t["jit"].median),
+        xla_threads=str(threads),
+        threads=f"jax.jit on {threads} thread{'s' * (threads > 1)}, NumPy on 1",
+        busy_jit=f"{busy['jit']:.2f}", busy_numpy=f"{busy['numpy']:.2f}")
 
-    # -- the published figures beside today's, on the same input and by the same statistic
-    pub_rows = [[src, fmt_seconds(e), fmt_seconds(j), fmt_ratio(e / j), how]
-                for src, e, j, how in PUBLISHED]
-    pub_rows.append([f"this build, n = {n:,}" + (" (quick mode: not the docs' size)" if quick else ""),
-                     fmt_seconds(docs_t["eager"].best), fmt_seconds(docs_t["jit"].best),
-                     fmt_ratio(docs_t["eager"].best / docs_t["jit"].best),
-                     f"best of {repeats} samples (medians above)"])
+    # The published figures beside today's, on the same input and by the same statistic.
+    rows = [[src, fmt_seconds(e), fmt_seconds(j), fmt_ratio(e / j), how]
+            for src, e, j, how in PUBLISHED]
+    rows.append([f"this build, n = {n:,}" + (" (quick mode: not the docs' size)"
+                                              if n < 10**6 else ""),
+                 fmt_seconds(docs_t["eager"].best), fmt_seconds(docs_t["jit"].best),
+                 fmt_ratio(docs_t["eager"].best / docs_t["jit"].best),
+                 f"best of {repeats} samples (medians above)"])
     report.tables["published"] = markdown_table(
-        ["source", "eager", "jit", "eager / jit", "timing"], pub_rows)
+        ["source", "eager", "jit", "eager / jit", "timing"], rows)
+    report.data["steady"] = rand_t["jit"].as_dict()
 
-    # -- first call against steady state
-    x = random_input(n)
-    stages = [first_call_stages(x) for _ in range(2 if quick else 5)]
+
+def first_calls(report, n, quick):
+    """A fresh function's first jitted call, stage by stage, and eager's first call."""
+    x = random_input(n).block_until_ready()
+    count = 2 if quick else 5
+    stages = [first_call_stages(x) for _ in range(count)]
     first = {k: float(np.median([s[k] for s in stages])) for k in stages[0]}
-    steady = rand_t["jit"]
-    jax.clear_caches()
-    eager_first, _ = stopwatch(lambda: eager_call(random_input(n + 1)))  # a shape eager has not seen
-    first_total = sum(first.values())
-    report.data["first_call"] = {**first, "eager_first_call": eager_first,
-                                 "steady": steady.median, "repeats": len(stages)}
+    # A new shape for eager (n + 1), made before the clock starts (eager_first_call).
+    x_new = random_input(n + 1).block_until_ready()
+    eager = Timing([eager_first_call(x_new) for _ in range(count)], 1)
+    eager_compiles = compilations(lambda: eager_first_call(x_new))
+    steady = report.data["steady"]["median"]
+    total = sum(first.values())
+    report.data["first_call"] = {**first, "eager_first_call": eager.as_dict(),
+                                 "eager_compilations": eager_compiles,
+                                 "steady": steady, "repeats": count}
+    in_calls = lambda seconds, digits=0: f"{seconds / steady:,.{digits}f}"  # noqa: E731
     report.tables["first_call"] = markdown_table(
-        ["stage (normal float32 input)", "time", "in steady-state calls"],
-        [["trace and lower (Python → jaxpr → StableHLO)", fmt_seconds(first["trace_and_lower"]),
-          f"{first['trace_and_lower'] / steady.median:,.0f}"],
-         ["XLA compile", fmt_seconds(first["compile"]), f"{first['compile'] / steady.median:,.0f}"],
+        ["stage (normal float32 input)", "time", "in steady-state jitted calls"],
+        [["trace and lower (Python → jaxpr → StableHLO)",
+          fmt_seconds(first["trace_and_lower"]), in_calls(first["trace_and_lower"])],
+         ["XLA compile", fmt_seconds(first["compile"]), in_calls(first["compile"])],
          ["first execution", fmt_seconds(first["first_execution"]),
-          f"{first['first_execution'] / steady.median:,.1f}"],
-         ["**first jitted call, total**", f"**{fmt_seconds(first_total)}**",
-          f"**{first_total / steady.median:,.0f}**"],
-         ["steady-state jitted call (median)", fmt_seconds(steady.median), "1"],
-         ["eager first call on a new shape", fmt_seconds(eager_first),
-          f"{eager_first / steady.median:,.0f}"]])
+          in_calls(first["first_execution"], 1)],
+         ["**first jitted call, total**", f"**{fmt_seconds(total)}**",
+          f"**{in_calls(total)}**"],
+         ["steady-state jitted call (median)", fmt_seconds(steady), "1"],
+         [f"eager first call on a new shape ({eager_compiles} XLA compilations)",
+          fmt_timing(eager), in_calls(eager.median)]])
     report.text.update(
-        trace_and_lower=fmt_seconds(first["trace_and_lower"]), compile=fmt_seconds(first["compile"]),
+        trace_and_lower=fmt_seconds(first["trace_and_lower"]),
+        compile=fmt_seconds(first["compile"]),
         first_execution=fmt_seconds(first["first_execution"]),
-        first_total=fmt_seconds(first_total), steady=fmt_seconds(steady.median),
-        first_in_steady_calls=f"{first_total / steady.median:,.0f}",
-        eager_first=fmt_seconds(eager_first), first_call_repeats=str(len(stages)),
-    )
-    report.figures["first_call"] = first_call_figure(first, steady.median, eager_first, n)
+        first_total=fmt_seconds(total), steady=fmt_seconds(steady),
+        first_in_steady_calls=in_calls(total),
+        eager_first=fmt_seconds(eager.median), eager_compilations=str(eager_compiles),
+        first_call_repeats=str(count))
+    report.figures["first_call"] = first_call_figure(first, steady, eager.median,
+                                                     eager_compiles, n)
 
-    # -- scaling with n
-    timed = time_calls(three_ways({size: random_input(size) for size in sizes(quick)}),
-                       repeats=repeats, min_sample_s=min_sample)
-    scaling = {way: [timed[size, way] for size in sizes(quick)] for way in WAYS}
-    report.data["scaling"] = {"n": sizes(quick),
-                              **{k: [t.as_dict() for t in v] for k, v in scaling.items()}}
+
+def sizes(quick):
+    return [10**k for k in range(3, 6 if quick else 8)]
+
+
+def scaling(report, quick, repeats, min_sample):
+    ns = sizes(quick)
+    inputs = {size: random_input(size) for size in ns}
+    timed = time_calls(three_ways(inputs), repeats=repeats, min_sample_s=min_sample)
+    data = {way: [timed[size, way] for size in ns] for way in WAYS}
+    threads = [xla_threads(inputs[size]) for size in ns]
+    report.data["scaling"] = {"n": ns, "xla_threads": threads,
+                              **{k: [t.as_dict() for t in v] for k, v in data.items()}}
     report.tables["scaling"] = markdown_table(
-        ["n", "eager JAX", "jax.jit", "NumPy", "eager / jit"],
-        [[f"{size:,}", fmt_timing(e), fmt_timing(j), fmt_timing(p), fmt_ratio_range(e, j)]
-         for size, e, j, p in zip(sizes(quick), scaling["eager"], scaling["jit"], scaling["numpy"])])
-    report.figures["scaling"] = scaling_figure(sizes(quick), scaling)
-    return report
+        ["n", "eager JAX", "jax.jit", "jit's XLA threads", "NumPy (1 thread)",
+         "eager / jit", "NumPy / jit"],
+        [[f"{size:,}", fmt_timing(e), fmt_timing(j), str(t), fmt_timing(p),
+          fmt_ratio_range(e, j), fmt_ratio_range(p, j)]
+         for size, e, j, t, p in zip(ns, data["eager"], data["jit"], threads,
+                                     data["numpy"])])
+    report.figures["scaling"] = scaling_figure(ns, data)
 
 
 def scaling_figure(ns, scaling) -> Figure:
@@ -131,10 +231,10 @@ def scaling_figure(ns, scaling) -> Figure:
 
     fig, ax = plt.subplots()
     for key, label, marker in (("eager", "eager JAX", "o"), ("jit", "jax.jit", "s"),
-                               ("numpy", "NumPy", "^")):
-        med = [t.median for t in scaling[key]]
-        ax.plot(ns, med, marker=marker, label=label)
-        ax.fill_between(ns, [t.q1 for t in scaling[key]], [t.q3 for t in scaling[key]], alpha=0.25)
+                               ("numpy", "NumPy, float32", "^")):
+        ax.plot(ns, [t.median for t in scaling[key]], marker=marker, label=label)
+        ax.fill_between(ns, [t.q1 for t in scaling[key]], [t.q3 for t in scaling[key]],
+                        alpha=0.25)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n (elements, standard normal float32)")
@@ -142,34 +242,44 @@ def scaling_figure(ns, scaling) -> Figure:
     ax.set_title("SELU: time per call against input size")
     ax.legend()
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    e, j, p = (scaling[k][-1].median for k in ("eager", "jit", "numpy"))
-    alt = (f"Log-log plot of SELU time per call against n from {ns[0]:,} to {ns[-1]:,} for eager JAX, "
-           f"jax.jit and NumPy. At n = {ns[-1]:,} eager JAX takes {fmt_seconds(e)}, jax.jit "
-           f"{fmt_seconds(j)} and NumPy {fmt_seconds(p)} per call.")
-    return Figure(fig, alt, "Median time per call; the shaded band is the interquartile range.")
+    e, j, p = (scaling[k][-1].median for k in WAYS)
+    alt = (f"Log-log plot of SELU time per call against n from {ns[0]:,} to {ns[-1]:,} "
+           f"for eager JAX, jax.jit and NumPy. At n = {ns[-1]:,} eager JAX takes "
+           f"{fmt_seconds(e)}, jax.jit {fmt_seconds(j)} and NumPy {fmt_seconds(p)} per "
+           "call.")
+    return Figure(fig, alt, "Median time per call; the shaded band is the "
+                            "interquartile range.")
 
 
-def first_call_figure(first, steady, eager_first, n) -> Figure:
+def first_call_figure(first, steady, eager_first, eager_compiles, n) -> Figure:
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 2.8))
+    fig, ax = plt.subplots(figsize=(6.4, 2.6))
     left = 0.0
     for key, label in (("trace_and_lower", "trace + lower"), ("compile", "XLA compile"),
                        ("first_execution", "first execution")):
         ax.barh("first jitted call", first[key] * 1e3, left=left, label=label)
         left += first[key] * 1e3
-    ax.barh("eager first call", eager_first * 1e3, color="0.6")
-    ax.barh("steady jitted call", steady * 1e3, color="0.3")
+    ax.barh(f"eager first call\n({eager_compiles} compilations)", eager_first * 1e3,
+            color="0.6")
+    for y, ms in ((0, left), (1, eager_first * 1e3)):
+        ax.text(ms, y, f" = {ms / 1e3 / steady:,.0f} steady calls", va="center",
+                fontsize=8)
+    ax.set_xlim(0, max(left, eager_first * 1e3) * 1.45)
     ax.set_xlabel("milliseconds")
-    ax.set_title(f"SELU at n = {n:,}: the first call against the steady state")
+    ax.set_title(f"SELU at n = {n:,}: one first call costs many steady calls")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    alt = (f"Horizontal bars at n = {n:,}: the first jitted call takes {fmt_seconds(left / 1e3)} "
-           f"(trace and lower {fmt_seconds(first['trace_and_lower'])}, compile "
-           f"{fmt_seconds(first['compile'])}, first execution {fmt_seconds(first['first_execution'])}); "
-           f"an eager first call on a new shape takes {fmt_seconds(eager_first)}; a steady-state "
-           f"jitted call takes {fmt_seconds(steady)}, too short to see.")
-    return Figure(fig, alt, "Each stage of the first call, next to a call once everything is compiled.")
+    alt = (f"Horizontal bars at n = {n:,}: the first jitted call takes "
+           f"{fmt_seconds(left / 1e3)} (trace and lower "
+           f"{fmt_seconds(first['trace_and_lower'])}, compile "
+           f"{fmt_seconds(first['compile'])}, first execution "
+           f"{fmt_seconds(first['first_execution'])}), as long as "
+           f"{left / 1e3 / steady:,.0f} steady-state jitted calls of "
+           f"{fmt_seconds(steady)}; eager JAX's first call on a new shape takes "
+           f"{fmt_seconds(eager_first)}, {eager_compiles} compilations.")
+    return Figure(fig, alt, "A first call, stage by stage, counted in steady-state "
+                            "jitted calls, which are too short to draw at this scale.")
 
 
 if __name__ == "__main__":

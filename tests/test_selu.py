@@ -4,7 +4,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from selu import first_call_stages, selu, selu_jit, selu_numpy
+from selu import (eager_first_call, first_call_stages, numpy_input, selu, selu_jit,
+                  selu_numpy)
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 1e-30, -1e-30, 80.0, -80.0, 1e30, -1e30,
                     np.inf, -np.inf, np.nan])
@@ -52,3 +53,14 @@ def test_first_call_stages_reports_each_stage():
     stages = first_call_stages(jnp.ones(100))
     assert set(stages) == {"trace_and_lower", "compile", "first_execution"}
     assert all(seconds > 0 for seconds in stages.values())
+
+
+def test_eager_first_call_times_a_call_on_an_existing_input():
+    x = jnp.ones(123)
+    assert eager_first_call(x) > 0
+    assert not x.is_deleted()
+
+
+def test_numpy_gets_float32_and_computes_in_float32():
+    x_np = numpy_input(jnp.arange(5))
+    assert x_np.dtype == np.float32 and selu_numpy(x_np).dtype == np.float32
