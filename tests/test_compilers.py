@@ -38,7 +38,8 @@ def test_without_metadata_keeps_everything_else():
             'metadata={op_name="jit(selu)/gt" stack_frame_id=4}')
     assert without_metadata(line) == "%gt.0 = pred[8]{0} compare(%p, %b), direction=GT"
     fusion = ('%f = f32[8]{0} fusion(%x), kind=kLoop, calls=%c, '
-              'metadata={op_name="m"}, backend_config={"outer_dimension_partitions":["2"]}')
+              'metadata={op_name="m"}, '
+              'backend_config={"outer_dimension_partitions":["2"]}')
     assert without_metadata(fusion) == "%f = f32[8]{0} fusion(%x), kind=kLoop, calls=%c"
 
 
