@@ -1,16 +1,18 @@
-"""What a compiler makes of SELU: JAX's stages, a memory-traffic model, and ways to keep the result.
+"""What a compiler makes of SELU: JAX's stages, a memory-traffic model, and the ways
+a compiled program is kept: in memory, on disk, ahead of time, exported.
 
 Run it for a short tour:  python snippets/compilers.py
 
-Run as ``python snippets/compilers.py --first-call-in DIR`` it is the fresh process of the
-persistent-cache experiment: one first call of the jitted SELU with a compilation cache in DIR,
-reported as JSON on its last line of output.
+Run as ``python snippets/compilers.py --fresh NAME ARGS_JSON`` it is a fresh process
+of the persistent-cache experiments: it calls NAME(*ARGS) and prints the result as
+JSON on its last line.
 """
 
 # --8<-- [start:imports]
-import collections
+import gc
 import json
 import logging
+import re
 import subprocess
 import sys
 import time
@@ -19,8 +21,10 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import pjit  # JAX internals, read here to show jit's caches
+from jax._src.interpreters import pxla
 
-from selu import selu
+from selu import selu  # the SELU chapter's code, saved as selu.py
 # --8<-- [end:imports]
 
 
@@ -32,35 +36,51 @@ def stages(x):
     compiled = lowered.compile()  # XLA: optimisation passes, then machine code
     return {"jaxpr": traced.jaxpr,
             "stablehlo": lowered.as_text(),
-            "optimized_hlo": compiled.as_text(),  # what XLA made of it, after its passes
-            "cost": compiled.cost_analysis(),  # XLA's own estimate: flops, bytes, ...
-            "memory": compiled.memory_analysis()}  # buffers: arguments, outputs, temporaries
+            "optimized_hlo": compiled.as_text(),  # the program after XLA's passes
+            "cost": compiled.cost_analysis(),  # XLA's estimate: flops, bytes, ...
+            "memory": compiled.memory_analysis()}  # arguments, outputs, temporaries
 # --8<-- [end:stages]
 
 
 # --8<-- [start:fusions]
 def fusions(hlo_text):
-    """The fusion instructions of an optimized HLO module, with the operations fused into each."""
+    """The fusion instructions of an optimized HLO module, with what each fuses."""
     computations, name = {}, None
     for line in hlo_text.splitlines():
-        if line.endswith("{") and " -> " in line:  # "%name (params) -> type {" opens a computation
+        if line.endswith("{") and " -> " in line:  # "%name (params) -> type {"
             name = line.split()[1 if line.startswith("ENTRY") else 0].lstrip("%")
             computations[name] = []
         elif line.strip() == "}":
             name = None
-        elif name is not None and " = " in line:
-            op = line.split(" = ", 1)[1].split("(", 1)[0].split()[-1]  # "f32[n]{0} exponential"
+        elif name is not None and " = " in line:  # "%x = f32[n]{0} exponential(..."
+            op = line.split(" = ", 1)[1].split("(", 1)[0].split()[-1]
             computations[name].append((op, line.strip()))
     found = []
-    for name, instructions in computations.items():
+    for instructions in computations.values():
         for op, line in instructions:
             if op == "fusion":
                 called = line.split("calls=%", 1)[1].split(",", 1)[0].split()[0]
                 kind = line.split("kind=", 1)[1].split(",", 1)[0]
                 found.append({"line": line, "kind": kind, "computation": called,
-                              "ops": [o for o, _ in computations[called]
-                                      if o not in ("parameter", "constant", "broadcast")]})
+                              "ops": [o for o, _ in computations[called] if o not in
+                                      ("parameter", "constant", "broadcast")]})
     return found
+
+
+def without_metadata(line):
+    """An HLO line without its metadata (source file and line) and backend_config."""
+    return re.sub(r", (metadata|backend_config)=\{.*?\}(?=, \w+=|$)", "", line)
+
+
+def fused_listing(hlo_text):
+    """The first fusion instruction and the computation it runs, without metadata."""
+    fusion = fusions(hlo_text)[0]
+    lines = hlo_text.splitlines()
+    start = next(i for i, line in enumerate(lines)
+                 if line.startswith(f"%{fusion['computation']} "))
+    body = lines[start:lines.index("}", start) + 1]
+    return "\n".join([without_metadata(fusion["line"]), ""]
+                     + [without_metadata(line) for line in body])
 # --8<-- [end:fusions]
 
 
@@ -70,7 +90,7 @@ def array_bytes(var):
 
 
 def bytes_moved_eagerly(jaxpr):
-    """Bytes read and written per primitive when each runs on its own, on whole arrays.
+    """Bytes read and written per primitive when each runs on its own.
 
     Eagerly, every primitive reads its inputs from memory and writes its output
     back (scalar constants left out); the next primitive reads it again.
@@ -81,7 +101,8 @@ def bytes_moved_eagerly(jaxpr):
         name = eqn.primitive.name
         if "name" in eqn.params:  # jnp.where is itself a small jitted function
             name = f"{name}({eqn.params['name']})"
-        rows.append((name, sum(map(array_bytes, arrays_in)), sum(map(array_bytes, eqn.outvars))))
+        rows.append((name, sum(map(array_bytes, arrays_in)),
+                     sum(map(array_bytes, eqn.outvars))))
     return rows
 
 
@@ -95,6 +116,35 @@ scale_jit = jax.jit(lambda x: 1.05 * x)
 # --8<-- [end:memory_model]
 
 
+# --8<-- [start:in_memory]
+def jit_cache_capacities():
+    """How many entries jit's in-memory caches hold before evicting (LRU)."""
+    return {"dispatch": pjit._cpp_pjit_cache_fun_only.capacity(),  # C++, per process
+            "trace": pjit._infer_params_cached.cache_info().maxsize,
+            "lower": pjit._pjit_lower.cache_info().maxsize,
+            "compile": pxla._cached_compilation.cache_info().maxsize}
+
+
+def programs_held(x):
+    """Compiled programs in jit's compile cache as a jitted function lives and dies."""
+    def held():
+        return pxla._cached_compilation.cache_info().currsize
+
+    gc.collect()  # first let go of functions that died earlier: the counts are ours
+    counts = {"before": held()}
+    f = jax.jit(lambda x: selu(x) + 1.0)  # a new function: new cache entries
+    f(x).block_until_ready()
+    counts["after a first call"] = held()
+    del f  # the caches hold the function weakly: nothing else keeps it alive
+    gc.collect()
+    counts["after the function is gone"] = held()
+    jax.jit(selu)(x).block_until_ready()
+    jax.clear_caches()  # empties every in-memory cache of jit
+    counts["after jax.clear_caches()"] = held()
+    return counts
+# --8<-- [end:in_memory]
+
+
 # --8<-- [start:persistent_cache]
 def use_persistent_cache(cache_dir, small_programs_too=True):
     """Keep compiled programs in `cache_dir`, across processes."""
@@ -102,8 +152,8 @@ def use_persistent_cache(cache_dir, small_programs_too=True):
     if small_programs_too:
         # By default only programs whose compilation took 1.0 s or more are written.
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-        # The default, 0, lets JAX choose a minimum entry size for the file system;
-        # -1 means no minimum at all.
+        # The default, 0, lets JAX choose a minimum entry size for the file
+        # system; -1 means no minimum at all.
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
 
 
@@ -112,93 +162,100 @@ def cache_entries(cache_dir):
     return sorted(p.name for p in Path(cache_dir).glob("*-cache"))
 
 
-def first_call(n):
-    """The first call of a jitted SELU in this process; what JAX reported doing."""
-    events = collections.Counter()  # JAX's monitoring events: cache hits, misses, ...
-    seconds = collections.Counter()  # and their durations: tracing, compiling, ...
-    jax.monitoring.register_event_listener(lambda event, **_: events.update([event]))
+class CacheLog(logging.Handler):
+    """What JAX logs about compiling and its caches, as a list of lines."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines = []
+        for name in ("jax._src.compiler", "jax._src.compilation_cache"):
+            logging.getLogger(name).setLevel(logging.DEBUG)
+            logging.getLogger(name).addHandler(self)
+
+    def emit(self, record):
+        message = record.getMessage()
+        if "cache" in message.lower() or "to compile" in message:
+            self.lines.append(message)
+
+
+def first_call(cache_dir, n, small_programs_too=True):
+    """The first call of a jitted SELU with a cache in `cache_dir`: what JAX did."""
+    defaults = {"min_compile_time_secs":
+                jax.config.jax_persistent_cache_min_compile_time_secs,
+                "min_entry_size_bytes":
+                jax.config.jax_persistent_cache_min_entry_size_bytes}
+    use_persistent_cache(cache_dir, small_programs_too)
+    events, seconds = [], {}  # JAX's monitoring events: cache hits, compile time
+    jax.monitoring.register_event_listener(lambda event, **_: events.append(event))
     jax.monitoring.register_event_duration_secs_listener(
         lambda event, duration, **_: seconds.update({event: duration}))
-    log = _capture_log("jax._src.compiler", "jax._src.compilation_cache")
-    x = jax.device_put(np.random.default_rng(0).standard_normal(n, dtype=np.float32))
+    log = CacheLog()
+    x = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
     start = time.perf_counter()
     jax.jit(selu)(x).block_until_ready()
     return {"first_call_s": time.perf_counter() - start,
             "compile_or_load_s": seconds["/jax/core/compile/backend_compile_duration"],
-            "cache_hits": events["/jax/compilation_cache/cache_hits"],
-            "cache_writes": events["/jax/compilation_cache/cache_misses"],  # counted on write
-            "log": log}
+            "cache_hits": events.count("/jax/compilation_cache/cache_hits"),
+            # JAX counts a miss when it writes the entry
+            "cache_writes": events.count("/jax/compilation_cache/cache_misses"),
+            "defaults": defaults, "log": log.lines}
 
 
-def first_call_in_fresh_process(cache_dir, n, small_programs_too=True):
-    """Run `first_call` in a new Python process: nothing compiled in memory yet."""
-    command = [sys.executable, __file__, "--first-call-in", str(cache_dir), "--n", str(n)]
-    if not small_programs_too:
-        command.append("--default-thresholds")
+def in_fresh_process(function, *args):
+    """function(*args) in a new Python process: nothing compiled in memory yet."""
+    command = [sys.executable, __file__, "--fresh", function.__name__,
+               json.dumps(args)]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{run.stderr[-2000:]}")
     return json.loads(run.stdout.splitlines()[-1])
+
 # --8<-- [end:persistent_cache]
 
 
-def _capture_log(*names):
-    """Collect what these loggers say about the cache, at every level, into a list."""
-    lines = []
+# --8<-- [start:configured_late]
+def configured_late(first_dir, second_dir):
+    """A cache set after a first computation, then a second folder: used or not?"""
+    jnp.zeros(4).block_until_ready()  # a first computation, before any cache
+    use_persistent_cache(first_dir)
+    jax.jit(selu)(jnp.ones(1000)).block_until_ready()
+    use_persistent_cache(second_dir)  # another folder, later in the same process
+    jax.jit(lambda x: 2 * x)(jnp.ones(1000)).block_until_ready()
+    return {"first": cache_entries(first_dir), "second": cache_entries(second_dir)}
+# --8<-- [end:configured_late]
 
-    class Collect(logging.Handler):
-        def emit(self, record):
-            message = record.getMessage()
-            if ("cache" in message.lower() or "to compile" in message) and "autotuning" not in message:
-                lines.append(message)
 
-    for name in names:
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.DEBUG)
-        logger.addHandler(Collect())
-    return lines
+# --8<-- [start:fresh_process]
+if __name__ == "__main__" and sys.argv[1:2] == ["--fresh"]:  # run by in_fresh_process
+    print(json.dumps(globals()[sys.argv[2]](*json.loads(sys.argv[3]))))
+# --8<-- [end:fresh_process]
 
 
 # --8<-- [start:ahead_of_time]
 def compile_ahead_of_time(n):
     """Compile SELU for float32[n] before any data exists."""
     spec = jax.ShapeDtypeStruct((n,), jnp.float32)  # a shape and a dtype, no values
-    return jax.jit(selu).lower(spec).compile()  # call it like the function: compiled(x)
+    return jax.jit(selu).lower(spec).compile()  # call it like the function
 # --8<-- [end:ahead_of_time]
 
 
 # --8<-- [start:export]
-def export_selu():
-    """SELU as bytes: StableHLO plus its calling convention, for any length n."""
+def export_selu(platforms=None):
+    """SELU as bytes: StableHLO plus its calling convention, for any length n.
+
+    platforms=None exports for this machine's platform only; name more, e.g.
+    ("cpu", "cuda"), for an artefact that runs on each of them.
+    """
     length = jax.export.symbolic_shape("n")  # one artefact serves every length
-    exported = jax.export.export(jax.jit(selu))(jax.ShapeDtypeStruct(length, jnp.float32))
+    spec = jax.ShapeDtypeStruct(length, jnp.float32)
+    exported = jax.export.export(jax.jit(selu), platforms=platforms)(spec)
     return exported.serialize()  # write these bytes to a file, ship them, keep them
 
 
 def load_selu(serialized):
-    """Bytes back to a callable: `load_selu(blob).call(x)` compiles it on first use."""
+    """Bytes back to a callable: `load_selu(blob).call(x)` compiles on first use."""
     return jax.export.deserialize(serialized)
 # --8<-- [end:export]
-
-
-def _first_call_main(argv):
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--first-call-in", type=Path, required=True, metavar="DIR")
-    parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--default-thresholds", action="store_true")
-    args = parser.parse_args(argv)
-    defaults = _thresholds()  # JAX's defaults, before this process changes them
-    use_persistent_cache(args.first_call_in, small_programs_too=not args.default_thresholds)
-    report = first_call(args.n)
-    report.update(defaults=defaults, in_effect=_thresholds())
-    print(json.dumps(report))
-
-
-def _thresholds():
-    return {"min_compile_time_secs": jax.config.jax_persistent_cache_min_compile_time_secs,
-            "min_entry_size_bytes": jax.config.jax_persistent_cache_min_entry_size_bytes}
 
 
 def _tour():
@@ -207,17 +264,19 @@ def _tour():
     x = jax.device_put(np.linspace(-3, 3, 8, dtype=np.float32))
     found = stages(x)
     print(found["jaxpr"], "\n")
-    for fusion in fusions(found["optimized_hlo"]):
-        print(f"one {fusion['kind']} fusion of:", ", ".join(fusion["ops"]))
-    print("cost analysis:", {k: found["cost"][k] for k in ("flops", "transcendentals", "bytes accessed")})
+    print(fused_listing(found["optimized_hlo"]), "\n")
+    print("cost analysis:", {k: found["cost"][k]
+                             for k in ("flops", "transcendentals", "bytes accessed")})
     eager = sum(r + w for _, r, w in bytes_moved_eagerly(found["jaxpr"]))
-    print(f"bytes moved eagerly {eager}, fused {bytes_moved_fused(found['jaxpr'])}\n")
+    print(f"bytes moved eagerly {eager}, fused {bytes_moved_fused(found['jaxpr'])}")
+    print("jit's in-memory caches:", jit_cache_capacities(), programs_held(x), "\n")
 
     with tempfile.TemporaryDirectory() as cache_dir:
         for label in ("cold cache", "warm cache"):
-            run = first_call_in_fresh_process(cache_dir, 1000)
+            run = in_fresh_process(first_call, cache_dir, 1000)
             print(f"{label}: first call {run['first_call_s'] * 1e3:.1f} ms, "
-                  f"cache hits {run['cache_hits']}, entries {len(cache_entries(cache_dir))}")
+                  f"cache hits {run['cache_hits']}, "
+                  f"entries {len(cache_entries(cache_dir))}")
 
     compiled = compile_ahead_of_time(8)
     print("\nahead of time:", np.asarray(compiled(x)).round(3))
@@ -225,8 +284,5 @@ def _tour():
     print("exported and back:", np.asarray(restored.call(x)).round(3))
 
 
-if __name__ == "__main__":
-    if "--first-call-in" in sys.argv:
-        _first_call_main(sys.argv[1:])
-    else:
-        _tour()
+if __name__ == "__main__" and sys.argv[1:2] != ["--fresh"]:
+    _tour()

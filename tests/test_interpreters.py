@@ -1,13 +1,15 @@
-"""snippets/interpreters.py: the four rungs agree, and the bytecode tools tell the truth."""
+"""snippets/interpreters.py: the rungs agree, and the bytecode tools tell the truth."""
 
 import dis
+import sys
 
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from interpreters import (RUNGS, instructions_executed, instructions_per_element, ladder_inputs,
-                          loop_body_bytecode, selu_python)
+from interpreters import (RUNGS, instructions_executed, instructions_per_element,
+                          ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
+                          selu_python)
 
 CASES = {
     "random": np.random.default_rng(0).standard_normal(300).astype(np.float32) * 3,
@@ -21,19 +23,22 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_every_rung_computes_the_same_values(case):
     inputs = ladder_inputs(jnp.asarray(CASES[case]))
-    results = {name: np.asarray(rung(inputs[name]), dtype=np.float32) for name, rung in RUNGS.items()}
+    results = {name: np.asarray(rung(inputs[name]), dtype=np.float32)
+               for name, rung in RUNGS.items()}
     assert list(results) == ["pure Python", "NumPy", "eager JAX", "jax.jit"]
     for name, values in results.items():
         assert values.shape == CASES[case].shape, name
-        np.testing.assert_allclose(values, results["jax.jit"], rtol=1e-6, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(values, results["jax.jit"], rtol=1e-6, atol=1e-6,
+                                   err_msg=name)
 
 
 def test_ladder_inputs_hold_the_same_data_for_every_rung():
-    x = jnp.asarray(CASES["random"])
-    inputs = ladder_inputs(x)
-    assert isinstance(inputs["pure Python"], list) and isinstance(inputs["pure Python"][0], float)
+    inputs = ladder_inputs(jnp.asarray(CASES["random"]))
+    assert isinstance(inputs["pure Python"], list)
+    assert isinstance(inputs["pure Python"][0], float)
     for value in inputs.values():
-        np.testing.assert_array_equal(np.asarray(value, dtype=np.float32), CASES["random"])
+        np.testing.assert_array_equal(np.asarray(value, dtype=np.float32),
+                                      CASES["random"])
 
 
 def test_loop_body_bytecode_is_this_pythons_loop():
@@ -44,7 +49,7 @@ def test_loop_body_bytecode_is_this_pythons_loop():
     assert "JUMP_BACKWARD" in lines[-1]  # ... to the jump back to it
     shown = {word for line in lines for word in line.split() if word in dis.opmap}
     assert shown and shown <= opnames
-    assert {"COMPARE_OP", "BINARY_OP", "CALL"} <= shown  # what the chapter names, Python 3.11+
+    assert {"COMPARE_OP", "BINARY_OP", "CALL"} <= shown  # what the chapter names
 
 
 def test_instruction_counts_predict_a_traced_run_exactly():
@@ -52,13 +57,31 @@ def test_instruction_counts_predict_a_traced_run_exactly():
     assert counts["negative"] > counts["positive"] > 0 and counts["fixed"] > 0
     xs = [1.5, -2.0, 0.0, 3.0, -0.1]  # 0.0 takes the else branch
     positive = sum(x > 0 for x in xs)
-    expected = counts["fixed"] + counts["positive"] * positive + counts["negative"] * (len(xs) - positive)
+    expected = (counts["fixed"] + counts["positive"] * positive
+                + counts["negative"] * (len(xs) - positive))
     assert instructions_executed(selu_python, xs) == expected
 
 
 def test_counting_instructions_leaves_no_tracer_behind():
-    import sys
-
     before = sys.gettrace()
     instructions_executed(selu_python, [1.0])
     assert sys.gettrace() is before
+
+
+def test_a_never_run_copy_is_plain_and_computes_the_same():
+    copy = never_run_copy(selu_python)
+    assert copy.__code__ is not selu_python.__code__
+    assert quickened(copy) == {"specialized": [], "fused": []}
+    assert copy([1.0, -1.0]) == selu_python([1.0, -1.0])
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="names of CPython 3.11")
+def test_quickening_specializes_and_fuses_without_changing_the_count():
+    function = never_run_copy(selu_python)
+    before = instructions_per_element(function)
+    for _ in range(50):  # enough runs for CPython to quicken the loop
+        function([0.5, -0.5] * 20)
+    found = quickened(function)
+    assert "BINARY_OP_MULTIPLY_FLOAT" in found["specialized"]
+    assert found["fused"] and all("__" in name for name in found["fused"])
+    assert instructions_per_element(function) == before  # tracing sees plain code
