@@ -36,6 +36,16 @@ def test_never_hashes_and_addresses_are_masked_with_the_numbers():
     assert mask("#", "<Model object at 0x7f78947d73d0>") == "<Model object at #>"
 
 
+def test_timings_are_compared_by_size_and_a_move_is_the_same_either_way(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for site, factor in ((a, 1.0), (b, 2.0)):
+        results = site / "measured" / "x_benchmark" / "results.json"
+        results.parent.mkdir(parents=True)
+        tiny, long = (dict(median=m * f, q1=m, q3=m) for m, f in ((5e-6, factor), (0.1, 1 / factor)))
+        results.write_text(json.dumps({"data": {"sizes": [{"jit": tiny}], "long": long}}))
+    assert measure_build.timing_moves(a, b) == {"under 100 µs": [1.0], "10 ms and more": [1.0]}
+
+
 def test_snippet_times_are_read_from_their_results(tmp_path):
     # Build snippets run one after another: each took from the previous results to its own.
     for name, finished in (("first", 110.0), ("second", 135.5)):
@@ -76,11 +86,13 @@ def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
         "cold": 80.0, "warm": 1.5, "reloads": [1.0, 0.8, 1.2], "chapter": "docs/selu.md",
         "snippets": {"selu_benchmark": 12.0}, "stamp": "Measured on X", "weights": rows,
         "shared": shared, "cold2": 81.0, "compare": {"identical": ["a"], "numbers": ["b"],
-                                                    "other": [], "only_one": []}})
+                                                    "other": [], "only_one": []},
+        "moves": {"under 100 µs": [0.1, 0.3, 0.5]}})
     assert "| of which `selu_benchmark` | 12.0 s |" in report
     assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
     assert f"| all pages | | | | {sum(r['words'] for r in rows):,} |" in report
     assert "1 are identical, 1 differ only in numbers and 0 otherwise" in report
+    assert "| under 100 µs | 3 | 30% | 50% |" in report
     committed = measure_build.REPORT.read_text(encoding="utf-8")
     assert "Measured on" in committed and "| all pages |" in committed
     html = (built_site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
