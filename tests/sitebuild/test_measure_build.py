@@ -1,7 +1,9 @@
-"""sitebuild/measure_build.py: the parts that need no full builds (the script itself runs
-four builds and a `mkdocs serve`; run it by hand: python sitebuild/measure_build.py)."""
+"""sitebuild/measure_build.py: the parts that need no extra builds (the script itself runs
+several builds and a `mkdocs serve`; run it by hand: python sitebuild/measure_build.py),
+and the site's word counts on the quick build."""
 
 import json
+import os
 import shutil
 
 import pytest
@@ -22,93 +24,95 @@ def test_two_builds_are_sorted_into_identical_numbers_only_and_other(built_site,
     (b / "sitemap.xml.gz").unlink()
     found = measure_build.compare_sites(a, b)
     assert found["numbers"] == ["selu/index.html"]  # 980 µs against 12.5 ms: a measured value
-    assert list(found["other"]) == ["index.html"]
-    before, after = found["other"]["index.html"]
-    assert "<h2" in before and "<h3" in after
-    assert found["only_first"] == ["sitemap.xml.gz"] and found["only_second"] == []
+    assert found["other"] == ["index.html"]
+    assert found["only_one"] == ["sitemap.xml.gz"]
     assert "assets/javascripts/" in " ".join(found["identical"])
 
 
-def timing(median, q1, q3):
-    return {"median": median, "q1": q1, "q3": q3, "samples": [q1, median, q3]}
+def test_never_hashes_and_addresses_are_masked_with_the_numbers():
+    mask = measure_build.NUMBER.sub
+    assert mask("#", "12 (3 to never) calls; 4.5 µs") == "# (# to #) calls; #"
+    assert mask("#", "key 'jit_selu-" + "de7deb6b" * 8 + "'") == "key 'jit_selu-#'"
+    assert mask("#", "<Model object at 0x7f78947d73d0>") == "<Model object at #>"
 
 
-def test_timings_are_compared_against_their_stated_spread():
-    first = {"n": 1000, "sizes": [{"jit": timing(1.0, 0.9, 1.1)}, {"jit": timing(2.0, 1.9, 2.1)}]}
-    second = {"n": 1000, "sizes": [{"jit": timing(1.05, 1.0, 1.2)}, {"jit": timing(3.0, 2.8, 3.2)}]}
-    rows = measure_build.timing_agreement(first, second)
-    assert [r["path"] for r in rows] == ["sizes/0/jit", "sizes/1/jit"]
-    assert [r["inside"] for r in rows] == [True, False]  # 1.05 in 0.9..1.1; 3.0 outside 1.9..2.1
-    assert round(rows[1]["change"], 3) == 0.5
+def test_timings_are_compared_by_size_and_a_move_is_the_same_either_way(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for site, factor in ((a, 1.0), (b, 2.0)):
+        results = site / "measured" / "x_benchmark" / "results.json"
+        results.parent.mkdir(parents=True)
+        tiny, long = (dict(median=m * f, q1=m, q3=m) for m, f in ((5e-6, factor), (0.1, 1 / factor)))
+        results.write_text(json.dumps({"data": {"sizes": [{"jit": tiny}], "long": long}}))
+    assert measure_build.timing_moves(a, b) == {"under 100 µs": [1.0], "10 ms and more": [1.0]}
 
 
-def test_never_is_masked_where_a_break_even_count_would_stand():
-    assert measure_build.NUMBER.sub("#", "12 (3 to never) calls; 4.5 µs") == "# (# to #) calls; #"
-    assert measure_build.NUMBER.sub("#", "key 'jit_selu-" + "de7deb6b" * 8 + "'") == "key 'jit_selu-#'"
-    assert measure_build.NUMBER.sub("#", "<Model object at 0x7f78947d73d0>") == "<Model object at #>"
+def test_snippet_times_are_read_from_their_results(tmp_path):
+    # Build snippets run one after another: each took from the previous results to its own.
+    for name, finished in (("first", 110.0), ("second", 135.5)):
+        results = tmp_path / name / "results.json"
+        results.parent.mkdir()
+        results.write_text("{}")
+        os.utime(results, (finished, finished))
+    assert measure_build.snippet_seconds(tmp_path, start=100.0) == {"first": 10.0, "second": 25.5}
 
 
-def test_the_spread_between_builds_is_stated_by_size_and_checked_against_an_earlier_one():
-    first = {"tiny": timing(5e-6, 4e-6, 6e-6), "long": timing(0.1, 0.09, 0.11)}
-    second = {"tiny": timing(4e-5, 3e-5, 5e-5), "long": timing(0.105, 0.1, 0.11)}
-    rows = measure_build.timing_agreement(first, second)
-    tiny, long = rows
-    assert tiny["move"] == pytest.approx(7.0) and not tiny["inside"] and not tiny["in_range"]
-    assert long["move"] == pytest.approx(0.05) and long["inside"] and long["in_range"]
-    # twice as fast moves as far as twice as slow
-    assert measure_build._move(2.0, 1.0) == measure_build._move(1.0, 2.0) == 1.0
-    spread = {s["scale"]: s for s in measure_build.spread_by_scale(rows)}
-    assert set(spread) == {"under 100 µs", "10 ms and more"}
-    assert spread["under 100 µs"]["max"] == pytest.approx(7.0)
-    found = measure_build.against_stated(rows, {"under 100 µs": 1.5, "10 ms and more": 0.1})
-    assert found["count"] == 2 and found["within"] == 1 and found["beyond"] == [tiny]
-    # what the report states next: the largest move over this comparison and the earlier ones
-    earlier = {"comparisons": 2, "largest": {"under 100 µs": 1.5, "10 ms and more": 0.1}}
-    stated = measure_build.renewed_statement(earlier, list(spread.values()), "Measured on X", False)
-    assert stated["comparisons"] == 3 and stated["quick"] is False
-    assert stated["largest"] == {"under 100 µs": 7.0, "10 ms and more": 0.1}
-    assert measure_build.renewed_statement(None, list(spread.values()), "", False)["comparisons"] == 1
+def test_words_are_counted_in_the_article_outside_code_tables_figures_and_navigation():
+    page = """<html><nav>Skip these navigation words</nav><article class="md-typeset">
+    <h1 id="t">A title<a class="headerlink" href="#t">¶</a></h1>
+    <p>Three <abbr title="x">XLA</abbr> words, and <code>not_this</code> 4.5&nbsp;µs.</p>
+    <pre><code>print("no")</code></pre><table><tr><td>no words here</td></tr></table>
+    <figure><svg><text>none</text></svg><figcaption>nor here</figcaption></figure>
+    <div class="admonition"><p>Two more</p></div></article><footer>not this</footer></html>"""
+    # "A title" 2, "Three XLA words, and" 4, "4.5 µs." 2, "Two more" 2
+    assert measure_build.prose_words(page) == 10
 
 
-def test_the_report_carries_the_spread_it_states_for_the_next_run(tmp_path):
-    stated = {"stamp": "Measured on X", "quick": False, "largest": {"under 100 µs": 1.4}}
-    report = tmp_path / "build-figures.md"
-    report.write_text("<!-- Written by ... -->\n<!-- stated spread: " + json.dumps(stated) + " -->\n| a |\n")
-    assert measure_build.previous_statement(report) == stated
-    assert measure_build.previous_statement(tmp_path / "missing.md") is None
-    committed = measure_build.previous_statement(measure_build.REPORT)
-    assert committed and committed["largest"] and committed["quick"] is False
-
-
-def test_machine_checks_are_read_from_each_snippets_results(built_site):
-    checks = measure_build.machine_checks(built_site)
-    assert checks and all({"start", "end"} <= set(check) for check in checks.values())
-
-
-def test_page_weight_counts_each_pages_html_and_own_figures(built_site):
+def test_page_weight_counts_each_pages_html_figures_and_words(built_site):
     rows, shared = measure_build.page_weights(built_site)
     by_page = {r["page"]: r for r in rows}
     assert by_page["(home)"]["html"] == (built_site / "index.html").stat().st_size
     selu = by_page["selu/"]
     svgs = sorted((built_site / "measured" / "selu_benchmark").glob("*.svg"))
-    assert selu["figures"] == len(svgs) and selu["figure_bytes"] == sum(p.stat().st_size for p in svgs)
+    assert selu["figures"] == len(svgs)
+    assert selu["figure_bytes"] == sum(p.stat().st_size for p in svgs)
     assert 0 < selu["gzipped"] < selu["html"] + selu["figure_bytes"]
+    assert selu["words"] > 100 and by_page["glossary/"]["words"] > 100
     assert shared > 100_000  # Material's CSS and JavaScript, counted once
 
 
-def test_snippet_times_are_read_from_the_build_log():
-    log = "INFO - selu_benchmark: measured in 31.2 s\nINFO - other: reusing cached results\n"
-    assert measure_build.snippet_seconds(log) == {"selu_benchmark": 31.2}
-
-
-def test_the_report_is_stamped_and_the_how_page_includes_it(built_site):
-    report = (measure_build.REPORT).read_text(encoding="utf-8")
-    assert "Measured on" in report and "### Two cold builds compared" in report
+def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
+    rows, shared = measure_build.page_weights(built_site)
+    report = measure_build.render_report({
+        "cold": 80.0, "warm": 1.5, "reloads": [1.0, 0.8, 1.2], "chapter": "docs/selu.md",
+        "snippets": {"selu_benchmark": 12.0}, "stamp": "Measured on X", "weights": rows,
+        "shared": shared, "cold2": 81.0, "compare": {"identical": ["a"], "numbers": ["b"],
+                                                    "other": [], "only_one": []},
+        "moves": {"under 100 µs": [0.1, 0.3, 0.5]}})
+    assert "| of which `selu_benchmark` | 12.0 s |" in report
+    assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
+    assert f"| all pages | | | | {sum(r['words'] for r in rows):,} |" in report
+    assert "1 are identical, 1 differ only in numbers and 0 otherwise" in report
+    assert "| under 100 µs | 3 | 30% | 50% |" in report
+    committed = measure_build.REPORT.read_text(encoding="utf-8")
+    assert "Measured on" in committed and "| all pages |" in committed
     html = (built_site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
-    assert "Two cold builds compared" in html and "measure_build.py" in html
+    assert "measure_build.py" in html and "all pages" in html
 
 
-def test_page_weight_shows_what_inline_css_costs(built_site):
+# The site's prose limits (issue "Answers first"). The chapters are being shortened now:
+# until they are, the test reports the counts as an expected failure. Set to True after.
+WORD_LIMITS_ENFORCED = False
+WORD_LIMITS = {"all": 15_000, "chapter": 2_200, "how-this-site-is-built/": 1_500}
+
+
+@pytest.mark.word_limits
+@pytest.mark.xfail(not WORD_LIMITS_ENFORCED, reason="chapters not yet within their word limits",
+                   strict=False)
+def test_the_sites_prose_is_within_its_word_limits(built_site):
     rows, _ = measure_build.page_weights(built_site)
-    notebook_pages = [r for r in rows if r["page"].startswith("notebooks/")]
-    assert notebook_pages and all(0 < r["inline_css"] < r["html"] for r in notebook_pages)
+    words = {r["page"]: r["words"] for r in rows}
+    over = {page: n for page, n in words.items()
+            if n > WORD_LIMITS.get(page, WORD_LIMITS["chapter"])}
+    total = sum(words.values())
+    print(json.dumps({**words, "all": total}, indent=1))  # shown with -rA or on failure
+    assert not over and total <= WORD_LIMITS["all"], f"over their limits: {over}, in all {total}"
