@@ -6,6 +6,7 @@ asynchronous dispatch and buffer donation.
 """
 
 import contextlib
+import functools
 import io
 import math
 import time
@@ -183,8 +184,9 @@ def measure_break_even(report, quick, pool):
         x = jnp.asarray(x_np)
         # Eager JAX and NumPy take 0.1 s or more per call at n = 10^7: fewer samples.
         repeats, warmup = (5, 2) if quick else (9, 2) if n <= 10**5 else (5, 1)
-        timed = time_calls({"jit": lambda: jit_call(x), "eager": lambda: eager_call(x),
-                            "numpy": lambda: numpy_call(x_np)},
+        timed = time_calls({"jit": functools.partial(jit_call, x),
+                            "eager": functools.partial(eager_call, x),
+                            "numpy": functools.partial(numpy_call, x_np)},
                            repeats=repeats, warmup=warmup,
                            min_sample_s=0.002 if quick else 0.005)
         jit, eager, numpy = timed["jit"], timed["eager"], timed["numpy"]
