@@ -84,7 +84,7 @@ def on_config(config):
     paths = dict(snippets_dir=root / "snippets", cache_root=cache / "measured" / ("quick" if quick else "full"),
                  requirements=root / "requirements.txt", quick=quick)
     nb_args = dict(root=root, cache_root=cache / "notebooks", timeout=_timeout(),
-                   snippets_config=config.mdx_configs["pymdownx.snippets"], log=log.info)
+                   snippets_config=config.mdx_configs.get("pymdownx.snippets", {}), log=log.info)
     templates = sorted((root / "notebooks").glob("*.py"))
     try:
         if not serving:
