@@ -1,17 +1,12 @@
-"""The MkDocs side of the build: wiring only. The work is done by plain modules here:
-snippet_runs.py (run and cache build snippets), notebooks.py (notebook editions),
-page_templates.py (pages as Jinja templates over the results), background_runs.py
-(serve's measuring queue), check_site.py (the check of the built HTML).
+"""The MkDocs side of the build, wiring only: snippet_runs.py runs and caches build
+snippets, notebooks.py makes notebook editions, page_templates.py renders pages over the
+results, background_runs.py is serve's queue, check_site.py checks the built HTML.
 
 `mkdocs build` measures every stale build snippet, one at a time, before any page is
-made. `mkdocs serve` answers at once: what is not measured yet is measured in the
-background, one at a time, and each result rebuilds its pages. Ctrl-C or SIGTERM kills
-the running snippet or notebook with its whole process group.
-
-Environment variables (documented on docs/how-this-site-is-built.md):
-  JIT_DOCS_QUICK=1      small sizes: for tests and a quick first preview
-  JIT_DOCS_REMEASURE=1  ignore cached results and measure everything again
-  JIT_DOCS_TIMEOUT=S    seconds each build snippet or notebook may run (default 600)
+made. `mkdocs serve` answers at once and measures what is missing in the background, one
+at a time; each result rebuilds its pages. Ctrl-C or SIGTERM kills the running snippet
+or notebook with its whole process group. Options (docs/how-this-site-is-built.md):
+JIT_DOCS_QUICK=1 (small sizes), JIT_DOCS_REMEASURE=1, JIT_DOCS_TIMEOUT=S (default 600).
 """
 
 from __future__ import annotations
@@ -32,33 +27,25 @@ import check_site  # noqa: E402
 import notebooks  # noqa: E402
 import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
+
 log = logging.getLogger("mkdocs.hooks.measure")
 state = {"serving": None, "results": {}, "folders": {}, "notebooks": {}, "status": {}}
 
 
-def _flag(name: str) -> bool:
-    value = os.environ.get(name, "0").strip()
-    if value not in ("", "0", "1"):
-        raise PluginError(f"{name} must be 0 or 1, not {value!r}.")
-    return value == "1"
-
-
-def _timeout() -> float:
-    value = os.environ.get("JIT_DOCS_TIMEOUT", "600")
+def _options() -> dict:
     try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1
-    if seconds <= 0:
-        raise PluginError(f"JIT_DOCS_TIMEOUT must be a positive number of seconds, not {value!r}.")
-    return seconds
+        return snippet_runs.options(os.environ)
+    except snippet_runs.SnippetRunError as error:
+        raise PluginError(str(error)) from None
 
 
 def on_startup(command, dirty):
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # SIGTERM stops as Ctrl-C does
-        signal.signal(signal.SIGTERM, lambda signum, frame: signal.default_int_handler(signum, frame))
+    # SIGTERM stops as Ctrl-C does, and so does a SIGINT that a shell set to be ignored
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) in (signal.SIG_DFL, signal.SIG_IGN):
+            signal.signal(signum, signal.default_int_handler)
     state["serving"] = command == "serve"  # the queue itself starts in the first on_config
-    state["remeasure"] = _flag("JIT_DOCS_REMEASURE")
+    state["remeasure"] = _options()["remeasure"]
 
 
 def on_shutdown():
@@ -72,8 +59,8 @@ def on_serve(server, config, builder):
 
 
 def on_config(config):
-    root = Path(config.config_file_path).resolve().parent
-    quick, cache, serving = _flag("JIT_DOCS_QUICK"), root / ".cache", state["serving"]
+    root, options, serving = Path(config.config_file_path).resolve().parent, _options(), state["serving"]
+    cache, timeout = root / ".cache", options["timeout"]
     names = config.extra.get("build_snippets", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise PluginError("extra.build_snippets in mkdocs.yml must be a list of snippet names.")
@@ -81,31 +68,27 @@ def on_config(config):
         config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache / "mkdocs-jupyter")
     if serving is True:
         serving = state["serving"] = background_runs.BackgroundRuns(cache / "serving", log.info)
-    paths = dict(snippets_dir=root / "snippets", cache_root=cache / "measured" / ("quick" if quick else "full"),
-                 requirements=root / "requirements.txt", quick=quick)
-    nb_args = dict(root=root, cache_root=cache / "notebooks", timeout=_timeout(),
-                   snippets_config=config.mdx_configs.get("pymdownx.snippets", {}), log=log.info)
+    paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=options["quick"],
+                 cache_root=cache / "measured" / ("quick" if options["quick"] else "full"))
+    nb_args = dict(root=root, cache_root=cache / "notebooks", timeout=timeout, log=log.info,
+                   snippets_config=config.mdx_configs.get("pymdownx.snippets", {}))
     templates = sorted((root / "notebooks").glob("*.py"))
+    remeasure, state["remeasure"] = state.get("remeasure", False), False  # once per start
+    state.update(results={}, folders={}, status={})
     try:
-        if not serving:
-            runs = snippet_runs.run_all(names, remeasure=state["remeasure"],
-                                        timeout=_timeout(), log=log.info, **paths)
-            state["results"] = {n: r.results for n, r in runs.items()}
-            state["folders"] = {n: r.folder for n, r in runs.items()}
-            state["notebooks"] = {t.stem: notebooks.run_notebook(t, **nb_args) for t in templates}
-            return config
-        remeasure, state["remeasure"] = state.pop("remeasure", False), False
-        state["results"], state["folders"], state["status"] = {}, {}, {}
         for name in names:
-            key, run = snippet_runs.lookup(name, **paths)
-            if run is None or remeasure:
-                serving.want(name, key, lambda name=name: snippet_runs.run_snippet(
-                    name, remeasure=True, timeout=_timeout(), log=log.info, **paths))
-            done = run is not None and not serving.busy(name)
-            state["results"][name] = run.results if done else None
-            state["folders"][name] = run.folder if done else None
-            state["status"][name] = serving.status(name)
-        state["notebooks"] = {t.stem: _served_notebook(t, serving, nb_args) for t in templates}
+            if not serving:  # `mkdocs build`: every result, before any page is made
+                run = snippet_runs.run_snippet(name, remeasure=remeasure, timeout=timeout, log=log.info, **paths)
+            else:
+                key, run = snippet_runs.lookup(name, **paths)
+                if run is None or remeasure:
+                    serving.want(name, key, lambda name=name, again=remeasure: snippet_runs.run_snippet(
+                        name, remeasure=again, timeout=timeout, log=log.info, **paths))
+                run = None if serving.busy(name) else run
+                state["status"][name] = serving.status(name)
+            state["results"][name], state["folders"][name] = (run.results, run.folder) if run else (None, None)
+        state["notebooks"] = {t.stem: notebooks.run_notebook(t, **nb_args) if not serving
+                              else _served_notebook(t, serving, nb_args) for t in templates}
     except snippet_runs.SnippetRunError as error:
         raise PluginError(str(error)) from None
     return config

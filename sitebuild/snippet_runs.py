@@ -149,6 +149,24 @@ def cached_key(folder: Path) -> dict | None:
         return None
 
 
+def options(environ: dict) -> dict:
+    """The build's options from environment variables (see hook.py), or a clear error."""
+    found = {}
+    for name, key in (("JIT_DOCS_QUICK", "quick"), ("JIT_DOCS_REMEASURE", "remeasure")):
+        value = environ.get(name, "0").strip()
+        if value not in ("", "0", "1"):
+            raise SnippetRunError(f"{name} must be 0 or 1, not {value!r}.")
+        found[key] = value == "1"
+    value = environ.get("JIT_DOCS_TIMEOUT", "600")
+    try:
+        found["timeout"] = float(value)
+    except ValueError:
+        found["timeout"] = -1.0
+    if not found["timeout"] > 0:
+        raise SnippetRunError(f"JIT_DOCS_TIMEOUT must be a positive number of seconds, not {value!r}.")
+    return found
+
+
 # ---------------------------------------------------------------- process groups
 
 _live: dict[int, tuple[subprocess.Popen, float]] = {}  # pid -> (process, grace seconds)
