@@ -59,7 +59,7 @@ class BackgroundRuns:
                 place = list(self._queue).index(label) + 1 + (self._running is not None)
                 return f"is waiting its turn ({ORDINALS.get(place, f'{place}th')} in line)"
             if label in self._failed:
-                return (f"failed: {self._failed[label][1]} The terminal running `mkdocs serve` "
+                return (f"failed: {self._failed[label][1]} The terminal running mkdocs serve "
                         "shows why; save a fix and it runs again")
             return None
 

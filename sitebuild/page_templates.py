@@ -18,6 +18,7 @@ snippet and how many remain. Never an old or quick-mode number in its place.
 from __future__ import annotations
 
 import functools
+import html
 import posixpath
 import re
 
@@ -187,15 +188,15 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
             text, '<small class="stamp">' + "<br>\n".join(page_stamps) + "</small>")
     waiting = [n for n in used if results[n] is None]
     if waiting:
-        lines = [f"`snippets/{n}.py` {status.get(n, 'is waiting to be measured')}."
+        lines = [f"<code>snippets/{n}.py</code> {html.escape(status.get(n) or 'is waiting to be measured')}."
                  for n in waiting]
         text = _insert_after_title(text, pending_note(lines))
     return text
 
 
 def pending_note(lines: list[str]) -> str:
-    """An admonition saying which measurements a page waits for."""
-    body = "\n".join(f"    {line}" for line in lines)
-    return (f'!!! info "{PENDING}"\n    Some numbers on this page are not measured yet; '
-            f"“{PENDING}” stands in for them, and the page reloads by itself as each one "
-            f"comes in.\n\n{body}\n")
+    """A note (raw HTML: it needs no Markdown extension) naming what a page waits for."""
+    items = "".join(f"<li>{line}</li>" for line in lines)
+    return (f'<div class="admonition info pending"><p class="admonition-title">{PENDING}</p>'
+            f"<p>Some numbers on this page are not measured yet; “{PENDING}” stands in for "
+            f"them, and the page reloads by itself as each one comes in.</p><ul>{items}</ul></div>")
