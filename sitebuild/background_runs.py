@@ -20,8 +20,10 @@ REBUILD_WAIT_S = 120  # the longest a run waits for the rebuild it asked for
 
 
 class BackgroundRuns:
-    def __init__(self, progress_dir: Path, log: Callable[[str], None]):
+    def __init__(self, progress_dir: Path, log: Callable[[str], None],
+                 rebuild_wait_s: float = REBUILD_WAIT_S):
         self.progress_dir = progress_dir
+        self.rebuild_wait_s = rebuild_wait_s
         self.log = log
         self._queue: dict[str, tuple[dict, Callable[[], object]]] = {}  # label -> (key, job)
         self._running: tuple[str, dict] | None = None
@@ -99,7 +101,7 @@ class BackgroundRuns:
                 self._running = (label, key)
                 self._built.clear()
             self._rebuild()  # the pages now say what is being measured
-            self._built.wait(timeout=REBUILD_WAIT_S)
+            self._built.wait(timeout=self.rebuild_wait_s)
             try:
                 if not self._stopping:
                     job()

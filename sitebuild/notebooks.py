@@ -21,10 +21,6 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-import jupytext
-import markdown
-import nbformat
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import snippet_runs  # noqa: E402
 
@@ -34,6 +30,9 @@ GRACE_S = 3.0  # after SIGTERM, time for the executor to kill its kernel before 
 
 def expand(template: Path, snippets_config: dict) -> str:
     """The unexecuted notebook (ipynb JSON) that `template` describes."""
+    import jupytext  # here, not at the top: a build with cached notebooks never needs them
+    import markdown
+
     lines = [line[2:] if line.startswith("# --8<--") else line
              for line in template.read_text(encoding="utf-8").splitlines()]
     md = markdown.Markdown(extensions=["pymdownx.snippets"],
@@ -103,6 +102,8 @@ def run_notebook(template: Path, *, root: Path, cache_root: Path, snippets_confi
 def write_pending(template: Path, snippets_config: dict, out_dir: Path, note: str) -> Path:
     """An unexecuted edition with `note` on top, for serve while the real one is made.
     It lives apart from the cache, so it is never taken for an executed notebook."""
+    import nbformat
+
     notebook = nbformat.reads(expand(template, snippets_config), as_version=4)
     notebook.cells.insert(0, nbformat.v4.new_markdown_cell(note, id="being-made"))
     path = out_dir / "notebooks" / f"{template.stem}.ipynb"
@@ -141,6 +142,7 @@ def execute(source: Path, out_dir: Path, timeout: float) -> int:
     """Execute `source` with nbclient into out_dir/<name>.ipynb; 1 and the cell's error
     on stderr when a cell raises. Each cell's printed lines become one output (the kernel
     sends them in as many pieces as its flush timer cut, which varied between builds)."""
+    import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
