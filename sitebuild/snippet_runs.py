@@ -171,6 +171,7 @@ def options(environ: dict) -> dict:
 
 _live: dict[int, tuple[subprocess.Popen, float]] = {}  # pid -> (process, grace seconds)
 _stopped: set[int] = set()
+_scratch_in_use: set[Path] = set()  # this process's runs (serve measures in a thread)
 _lock = threading.Lock()
 
 
@@ -231,8 +232,8 @@ def remove_abandoned_scratch(cache_root: Path) -> None:
         try:
             pid = int(scratch.name.rsplit("-", 2)[-2])
             os.kill(pid, 0)
-            if pid != os.getpid():
-                continue  # another build or serve of this project is still running it
+            if pid != os.getpid() or scratch in _scratch_in_use:
+                continue  # a build or serve of this project is still running it
         except (ValueError, IndexError, ProcessLookupError):
             pass
         except PermissionError:
@@ -247,6 +248,7 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
     folder.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{folder.name}-{os.getpid()}-",
                                     dir=folder.parent))
+    _scratch_in_use.add(scratch)
     try:
         out, work = scratch / "out", scratch / "work"
         work.mkdir()
@@ -277,6 +279,7 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
         out.rename(folder)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        _scratch_in_use.discard(scratch)
     return seconds
 
 
