@@ -56,7 +56,7 @@ class BackgroundRuns:
         """Where `label` stands, in words (None when nothing is asked for it)."""
         with self._cond:
             if self._running and self._running[0] == label:
-                return f"is being measured now ({self._remaining()} still to come, this one included)"
+                return f"is running now ({self._remaining()} still to come, this one included)"
             if label in self._queue:
                 place = list(self._queue).index(label) + 1 + (self._running is not None)
                 return f"is waiting its turn ({ORDINALS.get(place, f'{place}th')} in line)"

@@ -29,52 +29,55 @@ import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.measure")
-state = {"serving": None, "results": {}, "folders": {}, "notebooks": {}, "status": {}}
+state = {"command": None, "queue": None, "results": {}, "folders": {}, "notebooks": {}, "status": {}}
 
 
-def _options() -> dict:
+def _options() -> dict:  # JIT_DOCS_QUICK, JIT_DOCS_REMEASURE, JIT_DOCS_TIMEOUT
     try:
         return snippet_runs.options(os.environ)
     except snippet_runs.SnippetRunError as error:
         raise PluginError(str(error)) from None
 
 
-def on_startup(command, dirty):
-    # SIGTERM stops as Ctrl-C does, and so does a SIGINT that a shell set to be ignored
+def on_startup(command, dirty):  # SIGTERM stops as Ctrl-C does, even a SIGINT a shell ignored
     for signum in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(signum) in (signal.SIG_DFL, signal.SIG_IGN):
             signal.signal(signum, signal.default_int_handler)
-    state["serving"] = command == "serve"  # the queue itself starts in the first on_config
-    state["remeasure"] = _options()["remeasure"]
+    state.update(command=command, remeasure=_options()["remeasure"])
 
 
 def on_shutdown():
-    if state["serving"] not in (None, True, False):
-        state["serving"].stop()
+    if state["queue"]:
+        state["queue"].stop()
 
 
 def on_serve(server, config, builder):
-    server.watch(str(state["serving"].progress_dir))  # each finished run rebuilds the pages
+    server.watch(str(state["queue"].progress_dir))  # each finished run rebuilds the pages
     return server
 
 
+def on_build_error(error):
+    if state["queue"]:
+        state["queue"].site_built()  # a failed rebuild must not hold up the next measurement
+
+
 def on_config(config):
-    root, options, serving = Path(config.config_file_path).resolve().parent, _options(), state["serving"]
+    root, options = Path(config.config_file_path).resolve().parent, _options()
     cache, timeout = root / ".cache", options["timeout"]
     names = config.extra.get("build_snippets", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise PluginError("extra.build_snippets in mkdocs.yml must be a list of snippet names.")
     if "mkdocs-jupyter" in config.plugins:  # it resolves its cache folder against the cwd
         config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache / "mkdocs-jupyter")
-    if serving is True:
-        serving = state["serving"] = background_runs.BackgroundRuns(cache / "serving", log.info)
+    if state["command"] == "serve" and not state["queue"]:  # `mkdocs serve`: measure in the background
+        state["queue"] = background_runs.BackgroundRuns(cache / "serving", log.info)
+    serving = state["queue"]
     paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=options["quick"],
                  cache_root=cache / "measured" / ("quick" if options["quick"] else "full"))
     nb_args = dict(root=root, cache_root=cache / "notebooks", timeout=timeout, log=log.info,
                    snippets_config=config.mdx_configs.get("pymdownx.snippets", {}))
-    templates = sorted((root / "notebooks").glob("*.py"))
-    remeasure, state["remeasure"] = state.get("remeasure", False), False  # once per start
-    state.update(results={}, folders={}, status={})
+    templates, remeasure = sorted((root / "notebooks").glob("*.py")), state.get("remeasure", False)
+    state.update(results={}, folders={}, status={}, remeasure=False)  # remeasure: once per start
     try:
         for name in names:
             if not serving:  # `mkdocs build`: every result, before any page is made
@@ -95,8 +98,7 @@ def on_config(config):
 
 
 def _served_notebook(template: Path, serving, nb_args: dict) -> Path:
-    key, path = notebooks.lookup(template, nb_args["root"], nb_args["cache_root"])
-    label = f"notebook {template.stem}"
+    (key, path), label = notebooks.lookup(template, nb_args["root"], nb_args["cache_root"]), f"notebook {template.stem}"
     if path is None:
         serving.want(label, key, lambda: notebooks.run_notebook(template, **nb_args))
         path = notebooks.write_pending(
@@ -117,8 +119,7 @@ def on_files(files, config):
             files.append(File.generated(config, f"{page_templates.MEASURED}/{name}/{rel.as_posix()}",
                                         abs_src_path=str(folder / rel)))
     for name, path in state["notebooks"].items():
-        # A plain File rooted in the cache, not File.generated: mkdocs-jupyter's wrapper
-        # recomputes abs_src_path from src_dir, which a generated file does not have.
+        # A File rooted in the cache, not File.generated: mkdocs-jupyter needs its src_dir
         files.append(File(f"notebooks/{name}.ipynb", src_dir=str(path.parent.parent),
                           dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls))
     return files
@@ -140,10 +141,9 @@ def on_post_page(output, page, config):
 
 
 def on_post_build(config):
-    """THE check of the built HTML (check_site.py), once per `mkdocs build`: links,
-    anchors, third-party requests, headings, figures with tables, alt text."""
-    if state["serving"]:  # reading every page back costs most of a reload
-        state["serving"].site_built()
+    """THE check of the built HTML (check_site.py, all of it), once per `mkdocs build`."""
+    if state["queue"]:  # reading every page back costs most of a reload
+        state["queue"].site_built()
         return
     problems = check_site.all_problems(Path(config.site_dir))
     if problems:

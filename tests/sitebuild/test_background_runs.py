@@ -40,7 +40,7 @@ def test_jobs_run_one_at_a_time_in_the_order_asked_and_rebuild_the_site(queue):
         queue.want(name, {"k": 1}, job(name))
     queue.want("a", {"k": 1}, job("a"))  # asked again with the same key: nothing new
     wait_until(lambda: running == ["a"])
-    assert "being measured now (3 still to come" in queue.status("a")
+    assert "running now (3 still to come" in queue.status("a")
     assert queue.status("c") == "is waiting its turn (3rd in line)" and queue.busy("c")
     gate.set()
     wait_until(lambda: len(order) == 3)

@@ -62,11 +62,11 @@ def test_a_page_asking_for_what_is_not_there_is_named(bad, message):
 
 
 def test_pending_results_show_as_pending_never_as_numbers():
-    text = rendered(results={"a": None, "b": RESULTS["b"]}, status={"a": "is being measured now"})
+    text = rendered(results={"a": None, "b": RESULTS["b"]}, status={"a": "is running now"})
     assert "1.5 ms" not in text and "Measured on A" not in text
     assert f"The answer: {PENDING}" in text and f"{PENDING}: a table from `snippets/a.py`" in text
     note = text.split("## First section")[0]
-    assert "<code>snippets/a.py</code> is being measured now." in note
+    assert "<code>snippets/a.py</code> is running now." in note
     assert text.index("# Title") < text.index(PENDING)  # the note comes after the title
 
 

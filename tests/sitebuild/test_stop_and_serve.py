@@ -180,7 +180,7 @@ def test_serve_answers_at_once_fills_in_and_stops_cleanly(tiny, tmp_path):
     try:
         wait_for(lambda: get(url), 20, "serve's first answer")
         assert time.monotonic() - started < 20
-        page = wait_for(lambda: (p := get(url)) and "fast measured" in p and "slow.py</code> is being measured now" in p
+        page = wait_for(lambda: (p := get(url)) and "fast measured" in p and "slow.py</code> is running now" in p
                         and p, 30, "the page to show fast's number and say that slow is running")
         assert "⏳ being measured" in page and "slow measured" not in page
 
