@@ -131,6 +131,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     used = sorted((n for n in results if counts[n]), key=lambda n: -counts[n])
     main = used[0] if used else None
     stamped = set(re.findall(r"stamp\(\s*[\"'](\w+)[\"']\s*\)", markdown_text))
+    if re.search(r"stamp\(\s*\w+\s*\)", markdown_text):  # stamp(name) in a loop: all of them
+        stamped = set(results)
 
     def known(name: str) -> dict | None:
         if name not in results:
@@ -154,7 +156,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
             return f"*{PENDING}: a table from `snippets/{name}.py`.*\n"
         tables = known(name)["tables"]
         if table_name not in tables:
-            raise PageError(f"{page}: build snippet {name!r} wrote no table {table_name!r}")
+            raise PageError(f"{page}: build snippet {name!r} wrote no table {table_name!r} "
+                            f"(its tables: {', '.join(tables) or 'none'})")
         return f'{tables[table_name]}\n<small class="stamp">{source(name, name != main)}</small>\n'
 
     def figure(name: str, fig_name: str) -> str:
@@ -162,7 +165,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
             return f"*{PENDING}: a figure from `snippets/{name}.py`.*\n"
         fig = known(name)["figures"].get(fig_name)
         if fig is None:
-            raise PageError(f"{page}: build snippet {name!r} wrote no figure {fig_name!r}")
+            raise PageError(f"{page}: build snippet {name!r} wrote no figure {fig_name!r} "
+                            f"(its figures: {', '.join(known(name)['figures']) or 'none'})")
         return (f'<figure markdown="span">\n  ![{fig["alt"]}]({url(name, fig["file"])})\n'
                 f'  <figcaption>{fig["caption"]} <small class="stamp">'
                 f'{source(name, name != main)}</small></figcaption>\n</figure>\n')
@@ -177,6 +181,9 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
             **variables, table=table, figure=figure, stamp=stamp,
             results_json=results_json, results=lambda name: known(name) or variables[name],
             build_snippets=list(results))
+    except jinja2.UndefinedError as error:
+        raise PageError(f"{page}: {error}: the page names a number its build snippet's "
+                        "results.json lacks (its text or data); fix the name, or the snippet") from None
     except jinja2.TemplateError as error:
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PageError(f"{page}{line}: {error}") from None

@@ -77,3 +77,8 @@ def test_every_page_renders_while_nothing_is_measured(page):
                  results={name: None for name in build_snippets()})
     if any(name in text for name in build_snippets()):
         assert PENDING in out
+
+
+def test_a_page_that_stamps_every_run_itself_gets_no_page_stamp():
+    text = rendered(text="# T\n\n{% for n in build_snippets %}- {{ stamp(n) }}\n{% endfor %}\n{{ a.text.x }}\n\n## S\n")
+    assert text.count("Measured on A") == 1 and "Numbers on this page" not in text
