@@ -188,7 +188,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PageError(f"{page}{line}: {error}") from None
 
-    page_stamps = [f"{'Numbers on this page' if n == main else 'Also'}: {source(n, True)}"
+    page_stamps = [f"{'Numbers on this page' if n == main else 'Other numbers on this page'}: {source(n, True)}"
                    for n in used if n not in stamped and results[n] is not None]
     if page_stamps:
         text = _insert_before_first_section(

@@ -39,7 +39,7 @@ def test_numbers_come_from_the_results():
 def test_one_stamp_for_the_page_and_an_own_stamp_for_another_runs_table():
     text = rendered()
     opening, rest = text.split("## First section")
-    assert "Numbers on this page: Measured on A" in opening and "Also: Measured on B" in opening
+    assert "Numbers on this page: Measured on A" in opening and "Other numbers on this page: Measured on B" in opening
     assert "Measured on A" not in rest, "tables and figures of the page's run link, not restamp"
     assert rest.count('href="../measured/a/results.json"') == 2  # table and figure keep their link
     assert "Measured on B · made by <code>snippets/b.py</code>" in rest  # another run's own stamp

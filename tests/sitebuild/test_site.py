@@ -83,7 +83,8 @@ def test_an_unknown_page_variable_fails_the_build_and_names_the_page(project_cop
 
 def test_a_failing_notebook_cell_fails_the_build(project_copy, tmp_path):
     template = project_copy / "notebooks" / "selu.py"
-    template.write_text(template.read_text() + "\n# %%\nraise ValueError('notebook cell broken')\n")
+    # the first cell fails: the kernel's start is all this test waits for
+    template.write_text("# %%\nraise ValueError('notebook cell broken')\n\n" + template.read_text())
     output = failed(build_site(project_copy, tmp_path / "site"))
     assert "notebook cell broken" in output and "notebooks/selu.py" in output
 
