@@ -105,7 +105,8 @@ def write_pending(template: Path, snippets_config: dict, out_dir: Path, note: st
     import nbformat
 
     notebook = nbformat.reads(expand(template, snippets_config), as_version=4)
-    notebook.cells.insert(0, nbformat.v4.new_markdown_cell(note, id="being-made"))
+    title = 1 if notebook.cells and notebook.cells[0].cell_type == "markdown" else 0
+    notebook.cells.insert(title, nbformat.v4.new_markdown_cell(note, id="being-made"))
     path = out_dir / "notebooks" / f"{template.stem}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(nbformat.writes(notebook), encoding="utf-8")

@@ -41,7 +41,8 @@ def test_the_key_covers_the_template_its_snippets_this_module_and_the_environmen
 def test_a_pending_edition_says_so_and_lives_apart_from_the_cache(snippets_config, tmp_path):
     path = notebooks.write_pending(TEMPLATE, snippets_config, tmp_path / "pending", "being made")
     cells = json.loads(path.read_text())["cells"]
-    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]) == "being made"
+    assert "".join(cells[0]["source"]).startswith("# SELU as a notebook")  # the title stays first
+    assert cells[1]["cell_type"] == "markdown" and "".join(cells[1]["source"]) == "being made"
     assert not any(c.get("outputs") for c in cells if c["cell_type"] == "code")
     assert path == tmp_path / "pending" / "notebooks" / "selu.ipynb"
 
