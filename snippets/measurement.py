@@ -248,7 +248,7 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and few repeats (tests, a first preview)")
     parser.add_argument("--out", type=Path,
-                        help="folder for results.json (numbers and tables) and figures (.svg)")
+                        help="folder for results.json (numbers, tables) and figures")
     args = parser.parse_args(argv)
 
     plot_style()
