@@ -326,13 +326,3 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
     results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
     return SnippetRun(name, folder, results, reused=False, seconds=seconds)
 
-
-def run_all(names: list[str], *, log: Callable[[str], None] = print,
-            **kwargs) -> dict[str, SnippetRun]:
-    """Run snippets one after another: in parallel they would distort each other's timings."""
-    start = time.perf_counter()
-    runs = {name: run_snippet(name, log=log, **kwargs) for name in names}
-    measured = [r for r in runs.values() if not r.reused]
-    log(f"build snippets: {len(measured)} measured, {len(runs) - len(measured)} reused, "
-        f"{time.perf_counter() - start:.1f} s in all")
-    return runs
