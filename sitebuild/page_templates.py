@@ -193,7 +193,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     if page_stamps:
         text = _insert_before_first_section(
             text, '<small class="stamp">' + "<br>\n".join(page_stamps) + "</small>")
-    waiting = [n for n in used if results[n] is None]
+    looped = "build_snippets" in markdown_text  # a loop over every snippet's results
+    waiting = [n for n in results if (counts[n] or looped) and results[n] is None]
     if waiting:
         lines = [f"<code>snippets/{n}.py</code> {html.escape(status.get(n) or 'is waiting to be measured')}."
                  for n in waiting]
