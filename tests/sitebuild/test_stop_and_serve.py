@@ -191,6 +191,7 @@ def test_serve_answers_at_once_fills_in_and_stops_cleanly(tiny, tmp_path):
                                cwd=tiny, capture_output=True, text=True, timeout=120,
                                env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
         assert build.returncode == 0, build.stderr
+        assert "slow measured" in content(served)
         assert content(served) == content((tmp_path / "site" / "index.html").read_text())
 
         (tiny / "go").unlink()  # an edit of slow re-queues slow alone
