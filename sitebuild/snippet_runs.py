@@ -1,12 +1,16 @@
-"""Run build-time snippets in subprocesses and cache what they write.
+"""Run build snippets (and notebooks) in subprocesses, and cache what they write.
 
 Independent of MkDocs: `hook.py` is the only glue. A build snippet is a file under
-snippets/ that accepts ``--out DIR [--quick]`` and writes ``DIR/results.json`` plus any
-tables and figures (see snippets/measurement.py).
+snippets/ that accepts ``--out DIR [--quick]`` and writes ``DIR/results.json`` plus its
+figures (see snippets/measurement.py); its tables travel inside results.json.
 
 Results are reused only while their cache key is unchanged: the snippet, every snippet
-it imports (recursively), requirements.txt, this file, the Python/jax/jaxlib versions,
-the CPU model and core count, and the mode (quick or full).
+it imports (recursively), requirements.txt and requirements.lock, this file, the
+Python/jax/jaxlib versions, the CPU model and core count, and the mode (quick or full).
+
+Each run writes into a scratch folder that replaces the cached one only once complete,
+and runs in its own process group: `stop_all()` (serve's shutdown) or an interrupt of
+the waiting thread kills that whole group at once, so no measurement outlives the build.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +35,15 @@ from typing import Callable
 KEY_FILE = "key.json"
 RESULTS_FILE = "results.json"
 STDOUT_FILE = "stdout.txt"
+SCRATCH_PREFIX = ".tmp-"  # scratch folders: .tmp-<name>-<pid>-<random>
 
 
 class SnippetRunError(Exception):
     """A build snippet failed; the message names it and says what to do."""
+
+
+class RunStopped(Exception):
+    """The run was stopped from outside (serve shutting down, or its input changed)."""
 
 
 @dataclass
@@ -46,7 +56,7 @@ class SnippetRun:
 
     @property
     def files(self) -> list[Path]:
-        """Every output file (tables, figures, results.json), relative to `folder`."""
+        """Every output file (figures, results.json, stdout.txt), relative to `folder`."""
         return sorted(p.relative_to(self.folder) for p in self.folder.rglob("*")
                       if p.is_file() and p.name != KEY_FILE)
 
@@ -93,20 +103,26 @@ def _version(dist: str) -> str:
 
 
 def environment_key(requirements: Path) -> dict:
-    """What outside the snippets can change a result."""
+    """What outside the snippets can change a result (requirements: requirements.txt;
+    requirements.lock beside it counts too, when there is one)."""
+    lock = requirements.with_name("requirements.lock")
     return {
         "python": platform.python_version(),
         "jax": _version("jax"),
         "jaxlib": _version("jaxlib"),
         "requirements": digest(requirements.read_bytes()) if requirements.is_file() else None,
+        "requirements_lock": digest(lock.read_bytes()) if lock.is_file() else None,
         "runner": digest(Path(__file__).read_bytes()),
         **machine(),
     }
 
 
+def files_key(paths: list[Path], root: Path) -> dict:
+    return {p.relative_to(root).as_posix(): digest(p.read_bytes()) for p in paths}
+
+
 def cache_key(snippet: Path, snippets_dir: Path, requirements: Path, quick: bool) -> dict:
-    files = {p.relative_to(snippets_dir).as_posix(): digest(p.read_bytes())
-             for p in imported_snippets(snippet, snippets_dir)}
+    files = files_key(imported_snippets(snippet, snippets_dir), snippets_dir)
     return {"files": files, "quick": quick, **environment_key(requirements)}
 
 
@@ -114,91 +130,199 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def files_digest(paths: list[Path]) -> str:
-    """One digest of several files' names and contents."""
-    return digest(b"".join(p.name.encode() + b"\0" + p.read_bytes() + b"\0" for p in paths))
-
-
-def _changed(old: dict, new: dict) -> str:
+def changed(old: dict | None, new: dict) -> str:
+    """Why a cached result is not reused, in words."""
+    if old is None:
+        return "no cached results"
     keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
     if "files" in keys:
         files = sorted(f for f in set(old.get("files", {})) | set(new["files"])
                        if old.get("files", {}).get(f) != new["files"].get(f))
         keys[keys.index("files")] = "files " + ", ".join(files)
-    return "; ".join(keys)
+    return "changed: " + "; ".join(keys)
 
 
-def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Path,
-                quick: bool, remeasure: bool = False, timeout: float = 600,
-                log: Callable[[str], None] = print) -> SnippetRun:
-    snippet = snippets_dir / f"{name}.py"
-    if not snippet.is_file():
-        raise SnippetRunError(f"build snippet '{name}' not found: expected {snippet}")
-    key = cache_key(snippet, snippets_dir, requirements, quick)
-    folder = cache_root / name
-    key_path = folder / KEY_FILE
-    old_key = json.loads(key_path.read_text()) if key_path.is_file() else None
-    if old_key == key and not remeasure:
-        results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
-        log(f"{name}: reusing cached results ({results.get('stamp', '')})")
-        return SnippetRun(name, folder, results, reused=True, seconds=0.0)
-
-    why = ("forced by JIT_DOCS_REMEASURE" if remeasure else
-           "no cached results" if old_key is None else f"changed: {_changed(old_key, key)}")
-    log(f"{name}: measuring ({why}) ...")
-    cache_root.mkdir(parents=True, exist_ok=True)
-    # Measure into a scratch folder; it replaces the cached one only once complete.
-    scratch = Path(tempfile.mkdtemp(prefix=f".tmp-{name}-", dir=cache_root))
-    workdir = Path(tempfile.mkdtemp(prefix=f"run-{name}-"))  # an empty working folder
+def cached_key(folder: Path) -> dict | None:
     try:
-        out = scratch / "out"
-        cmd = [sys.executable, str(snippet), "--out", str(out)] + (["--quick"] if quick else [])
-        env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-        start = time.perf_counter()
-        with open(scratch / "stderr.txt", "w+b") as stderr, open(scratch / "stdout.txt", "wb") as stdout:
-            proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=stdout, stderr=stderr,
-                                    start_new_session=True)
+        return json.loads((folder / KEY_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def options(environ: dict) -> dict:
+    """The build's options from environment variables (see hook.py), or a clear error."""
+    found = {}
+    for name, key in (("JIT_DOCS_QUICK", "quick"), ("JIT_DOCS_REMEASURE", "remeasure")):
+        value = environ.get(name, "0").strip()
+        if value not in ("", "0", "1"):
+            raise SnippetRunError(f"{name} must be 0 or 1, not {value!r}.")
+        found[key] = value == "1"
+    value = environ.get("JIT_DOCS_TIMEOUT", "600")
+    try:
+        found["timeout"] = float(value)
+    except ValueError:
+        found["timeout"] = -1.0
+    if not found["timeout"] > 0:
+        raise SnippetRunError(f"JIT_DOCS_TIMEOUT must be a positive number of seconds, not {value!r}.")
+    return found
+
+
+# ---------------------------------------------------------------- process groups
+
+_live: dict[int, tuple[subprocess.Popen, float]] = {}  # pid -> (process, grace seconds)
+_stopped: set[int] = set()
+_scratch_in_use: set[Path] = set()  # this process's runs (serve measures in a thread)
+_lock = threading.Lock()
+
+
+def _kill_group(proc: subprocess.Popen, grace: float) -> None:
+    """SIGTERM first when the process cleans up after itself (a notebook's kernel), then
+    SIGKILL to its whole group; a build snippet gets SIGKILL at once (grace 0)."""
+    try:
+        if grace > 0:
+            os.killpg(proc.pid, signal.SIGTERM)
             try:
-                code = proc.wait(timeout=timeout)
+                proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                code = None
+                pass
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the group has gone already
+    proc.wait()
+
+
+def stop_all() -> None:
+    """Kill every running build snippet or notebook, each with its whole process group."""
+    with _lock:
+        running = list(_live.items())
+        _stopped.update(pid for pid, _ in running)
+    for _, (proc, grace) in running:
+        _kill_group(proc, grace)
+
+
+def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
+                 grace: float = 0.0) -> int | None:
+    """Exit code of `cmd`, run in a new process group; None when it ran past `timeout`.
+    Raises RunStopped when stop_all() killed it; on any exception in the waiting thread
+    (KeyboardInterrupt from Ctrl-C or SIGTERM) the group is killed before it propagates."""
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                            start_new_session=True)
+    with _lock:
+        _live[proc.pid] = (proc, grace)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc, grace)
+        return None
+    except BaseException:
+        _kill_group(proc, grace)
+        raise
+    finally:
+        with _lock:
+            _live.pop(proc.pid, None)
+            if proc.pid in _stopped:
+                _stopped.discard(proc.pid)
+                raise RunStopped(" ".join(cmd))
+
+
+def remove_abandoned_scratch(cache_root: Path) -> None:
+    """Scratch folders of runs that were killed with their build (their process is gone)."""
+    for scratch in cache_root.glob(SCRATCH_PREFIX + "*"):
+        try:
+            pid = int(scratch.name.rsplit("-", 2)[-2])
+            os.kill(pid, 0)
+            if pid != os.getpid() or scratch in _scratch_in_use:
+                continue  # a build or serve of this project is still running it
+        except (ValueError, IndexError, ProcessLookupError):
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict, expected: str,
+                   rerun: str, what: str, timeout: float, grace: float = 0.0) -> float:
+    """Run cmd(out) in an empty working folder; once it exits cleanly having written
+    out/`expected`, out (plus stdout.txt and key.json) replaces `folder`. Returns seconds."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{folder.name}-{os.getpid()}-",
+                                    dir=folder.parent))
+    _scratch_in_use.add(scratch)
+    try:
+        out, work = scratch / "out", scratch / "work"
+        work.mkdir()
+        start = time.perf_counter()
+        with open(scratch / "stderr.txt", "w+b") as stderr, \
+                open(scratch / STDOUT_FILE, "wb") as stdout:
+            code = run_in_group(cmd(out), cwd=work, stdout=stdout, stderr=stderr,
+                                timeout=timeout, grace=grace)
             seconds = time.perf_counter() - start
             stderr.seek(0)
             tail = stderr.read().decode("utf-8", "replace").splitlines()[-20:]
-        rerun = f"python {snippet.relative_to(snippets_dir.parent)} --out DIR" + (" --quick" if quick else "")
         if code is None:
-            problem = f"ran past its time limit of {timeout:.0f} s"
+            problem = f"ran past its time limit of {timeout:.0f} s (JIT_DOCS_TIMEOUT)"
         elif code != 0:
             problem = f"failed with exit code {code} after {seconds:.1f} s"
-        elif not (out / RESULTS_FILE).is_file():
-            problem = f"exited cleanly but wrote no {RESULTS_FILE}"
+        elif not (out / expected).is_file():
+            problem = f"exited cleanly but wrote no {expected}"
         else:
             problem = None
         if problem:
             shown = "\n".join("    " + line for line in tail) or "    (nothing)"
-            raise SnippetRunError(
-                f"build snippet {snippet} {problem}.\nLast lines of its stderr:\n{shown}\n"
-                f"Run it alone to see everything: {rerun}")
-        results = json.loads((out / RESULTS_FILE).read_text(encoding="utf-8"))
-        (scratch / "stdout.txt").rename(out / STDOUT_FILE)  # what a reader's own run prints
+            raise SnippetRunError(f"{what} {problem}.\nLast lines of its stderr:\n{shown}\n"
+                                  f"Run it alone to see everything: {rerun}")
+        (scratch / STDOUT_FILE).rename(out / STDOUT_FILE)  # what a reader's own run prints
         (out / KEY_FILE).write_text(json.dumps(key, indent=1, sort_keys=True))
         if folder.exists():
             shutil.rmtree(folder)
         out.rename(folder)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        shutil.rmtree(workdir, ignore_errors=True)
+        _scratch_in_use.discard(scratch)
+    return seconds
+
+
+# ---------------------------------------------------------------- build snippets
+
+def lookup(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Path,
+           quick: bool) -> tuple[dict, SnippetRun | None]:
+    """The snippet's cache key, and its cached run if that key matches (else None)."""
+    snippet = snippets_dir / f"{name}.py"
+    if not snippet.is_file():
+        raise SnippetRunError(f"build snippet '{name}' not found: expected {snippet}; "
+                              "fix its name in extra.build_snippets of mkdocs.yml")
+    remove_abandoned_scratch(cache_root)
+    key = cache_key(snippet, snippets_dir, requirements, quick)
+    folder = cache_root / name
+    if cached_key(folder) != key:
+        return key, None
+    try:
+        results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return key, None
+    return key, SnippetRun(name, folder, results, reused=True, seconds=0.0)
+
+
+def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Path,
+                quick: bool, remeasure: bool = False, timeout: float = 600,
+                log: Callable[[str], None] = print) -> SnippetRun:
+    paths = dict(snippets_dir=snippets_dir, cache_root=cache_root, requirements=requirements)
+    key, run = lookup(name, quick=quick, **paths)
+    if run is not None and not remeasure:
+        log(f"{name}: reusing cached results ({run.results.get('stamp', '')})")
+        return run
+    folder = cache_root / name
+    why = "forced by JIT_DOCS_REMEASURE" if remeasure else changed(cached_key(folder), key)
+    log(f"{name}: measuring ({why}) ...")
+    snippet = snippets_dir / f"{name}.py"
+    flags = ["--quick"] if quick else []
+    seconds = run_into_cache(
+        lambda out: [sys.executable, str(snippet), "--out", str(out), *flags],
+        folder=folder, key=key, expected=RESULTS_FILE, timeout=timeout,
+        what=f"build snippet {snippet}",
+        rerun=f"python {snippet.relative_to(snippets_dir.parent)} --out DIR {' '.join(flags)}")
     log(f"{name}: measured in {seconds:.1f} s")
+    results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
     return SnippetRun(name, folder, results, reused=False, seconds=seconds)
 
-
-def run_all(names: list[str], *, log: Callable[[str], None] = print, **kwargs) -> dict[str, SnippetRun]:
-    """Run snippets one after another: in parallel they would distort each other's timings."""
-    start = time.perf_counter()
-    runs = {name: run_snippet(name, log=log, **kwargs) for name in names}
-    measured = [r for r in runs.values() if not r.reused]
-    log(f"build snippets: {len(measured)} measured, {len(runs) - len(measured)} reused, "
-        f"{time.perf_counter() - start:.1f} s in all")
-    return runs

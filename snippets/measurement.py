@@ -2,8 +2,8 @@
 
 A benchmark snippet builds a `Report` (numbers, Markdown tables, figures) and hands it
 to `main`. Run directly it prints the tables for the reader's machine; run by the site
-build with ``--out DIR`` it also writes ``results.json``, one ``<table>.md`` per table
-and one ``<figure>.svg`` per figure into DIR.
+build with ``--out DIR`` it also writes ``results.json`` (numbers, prose text and the
+Markdown of every table) and one ``<figure>.svg`` per figure into DIR.
 
 Nothing here knows about MkDocs: the contract with the build is the ``--out`` folder.
 """
@@ -248,7 +248,7 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and few repeats (tests, a first preview)")
     parser.add_argument("--out", type=Path,
-                        help="folder for results.json, tables (.md) and figures (.svg)")
+                        help="folder for results.json (numbers, tables) and figures")
     args = parser.parse_args(argv)
 
     plot_style()
@@ -266,8 +266,6 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
 
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        for name, table in report.tables.items():
-            (args.out / f"{name}.md").write_text(table, encoding="utf-8")
         figures = {}
         for name, fig in report.figures.items():
             fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left", va="bottom")
@@ -275,7 +273,7 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
             figures[name] = {"file": f"{name}.svg", "alt": fig.alt, "caption": fig.caption}
         results = {"environment": env, "machine_check": check, "quick": args.quick, "stamp": stamp,
                    "data": report.data, "text": report.text,
-                   "tables": sorted(report.tables), "figures": figures}
+                   "tables": dict(sorted(report.tables.items())), "figures": figures}
         (args.out / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     sys.stdout.flush()
     return report

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 QUICK_RESULTS = ROOT / ".cache" / "measured" / "quick"  # what the quick build (built_site) measured
 
@@ -21,3 +23,12 @@ def build_site(project: Path, site_dir: Path, **env) -> subprocess.CompletedProc
 def quick_results(name: str) -> dict:
     """results.json of a build snippet, as the quick build (the built_site fixture) wrote it."""
     return json.loads((QUICK_RESULTS / name / "results.json").read_text())
+
+
+def build_snippets() -> list[str]:
+    """The build snippets mkdocs.yml lists (extra.build_snippets), in the order the build runs them."""
+    class Loader(yaml.SafeLoader):  # mkdocs.yml uses MkDocs' own tags (!relative)
+        pass
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
+    return config["extra"]["build_snippets"]

@@ -69,7 +69,8 @@ def test_main_writes_results_tables_and_figures(tmp_path, capsys):
     assert set(results["machine_check"]) == {"start", "end"}  # before and after measuring
     assert results["figures"]["f"]["alt"] == "a line from (1, 3) to (2, 4)"
     assert "Measured on" in results["stamp"] and "jax" in results["stamp"]
-    assert (tmp_path / "t.md").read_text().startswith("| a |")
+    assert results["tables"] == {"t": "| a |\n|---|\n| 1 |\n"}  # tables travel in results.json
+    assert not list(tmp_path.glob("*.md"))
     svg = (tmp_path / "f.svg").read_text()
     assert results["stamp"].split(" · ")[0] in svg  # the stamp is drawn into the figure
     assert "| a |" in capsys.readouterr().out  # and the table is printed for the reader

@@ -1,11 +1,14 @@
 """sitebuild/snippet_runs.py: the cache and the failures, on toy snippets (no JAX)."""
 
 import json
+import os
 import textwrap
+import threading
 
 import pytest
 
-from snippet_runs import SnippetRunError, imported_snippets, run_snippet
+import snippet_runs
+from snippet_runs import SnippetRunError, imported_snippets, options, run_snippet
 
 WRITER = """
 import argparse, json, pathlib
@@ -46,7 +49,7 @@ def test_unchanged_rebuild_reuses_results(project):
     assert "reusing" in messages[0]
 
 
-@pytest.mark.parametrize("change", ["snippet", "imported snippet", "requirements", "mode"])
+@pytest.mark.parametrize("change", ["snippet", "imported snippet", "requirements", "lock", "mode"])
 def test_any_input_change_invalidates(project, change):
     run(project)
     kwargs = {}
@@ -57,6 +60,8 @@ def test_any_input_change_invalidates(project, change):
         (project / "snippets" / "helper.py").write_text("VALUE = 2\n")
     elif change == "requirements":
         (project / "requirements.txt").write_text("jax==0.10.3\n")
+    elif change == "lock":
+        (project / "requirements.lock").write_text("jax==0.10.2 --hash=sha256:0\n")
     else:
         kwargs["quick"] = False
     again, messages = run(project, **kwargs)
@@ -114,3 +119,39 @@ def test_a_raising_snippet_shows_its_traceback(project):
 def test_a_missing_snippet_is_named(project):
     with pytest.raises(SnippetRunError, match="'nope' not found"):
         run(project, name="nope")
+
+
+def test_scratch_of_a_dead_run_is_removed_and_a_live_ones_kept(project):
+    cache = project / "cache"
+    dead = cache / ".tmp-toy-99999999-abc"  # beyond any pid: its build is gone
+    live = cache / f".tmp-toy-{os.getppid()}-abc"  # another build of this project, still running
+    for folder in (dead, live):
+        (folder / "out").mkdir(parents=True)
+    run(project)
+    assert not dead.exists() and live.exists()
+
+
+def test_stop_all_kills_the_running_snippet_and_leaves_no_scratch(project):
+    break_toy(project, "import time\ntime.sleep(60)\n")
+    errors = []
+    thread = threading.Thread(target=lambda: errors.append(pytest.raises(snippet_runs.RunStopped, run, project)))
+    thread.start()
+    while not snippet_runs._live:
+        thread.join(0.02)
+    proc = next(iter(snippet_runs._live.values()))[0]
+    snippet_runs.stop_all()
+    thread.join(10)
+    assert proc.poll() is not None and errors
+    assert not list((project / "cache").iterdir())
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"JIT_DOCS_REMEASURE": "true"}, "JIT_DOCS_REMEASURE must be 0 or 1, not 'true'"),
+    ({"JIT_DOCS_QUICK": "yes"}, "JIT_DOCS_QUICK must be 0 or 1"),
+    ({"JIT_DOCS_TIMEOUT": "-3"}, "JIT_DOCS_TIMEOUT must be a positive number"),
+    ({"JIT_DOCS_TIMEOUT": "soon"}, "JIT_DOCS_TIMEOUT must be a positive number"),
+])
+def test_bad_option_values_are_explained(environ, message):
+    with pytest.raises(SnippetRunError, match=message):
+        options(environ)
+    assert options({"JIT_DOCS_QUICK": "1"}) == {"quick": True, "remeasure": False, "timeout": 600.0}

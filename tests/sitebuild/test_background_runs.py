@@ -1,0 +1,82 @@
+"""sitebuild/background_runs.py: serve's queue runs one job at a time, in order, and stops."""
+
+import threading
+import time
+
+import pytest
+
+import snippet_runs
+from background_runs import BackgroundRuns
+
+
+@pytest.fixture
+def queue(tmp_path):
+    # no MkDocs here: no rebuild to wait for between jobs
+    runs = BackgroundRuns(tmp_path / "serving", log=lambda message: None, rebuild_wait_s=0)
+    yield runs
+    runs.stop()
+
+
+def wait_until(condition, timeout=10):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_jobs_run_one_at_a_time_in_the_order_asked_and_rebuild_the_site(queue):
+    order, running, gate = [], [], threading.Event()
+
+    def job(name):
+        def run():
+            running.append(name)
+            assert len(running) == 1, "two jobs at once"
+            gate.wait(5)
+            order.append(name)
+            running.remove(name)
+        return run
+
+    for name in ("a", "b", "c"):
+        queue.want(name, {"k": 1}, job(name))
+    queue.want("a", {"k": 1}, job("a"))  # asked again with the same key: nothing new
+    wait_until(lambda: running == ["a"])
+    assert "running now (3 still to come" in queue.status("a")
+    assert queue.status("c") == "is waiting its turn (3rd in line)" and queue.busy("c")
+    gate.set()
+    wait_until(lambda: len(order) == 3)
+    assert order == ["a", "b", "c"] and queue.status("a") is None
+    changes = queue.progress_dir / "changes"  # what serve watches: 3 starts, then the end
+    wait_until(lambda: changes.read_text().strip() == "4")
+
+
+def test_a_failure_waits_for_a_new_key(queue):
+    calls = []
+
+    def failing():
+        calls.append(1)
+        raise snippet_runs.SnippetRunError("build snippet x.py failed with exit code 1.\nstderr ...")
+
+    queue.want("x", {"k": 1}, failing)
+    wait_until(lambda: queue.status("x") and queue.status("x").startswith("failed"))
+    assert "exit code 1." in queue.status("x") and "stderr" not in queue.status("x")
+    queue.want("x", {"k": 1}, failing)
+    time.sleep(0.2)
+    assert len(calls) == 1
+    queue.want("x", {"k": 2}, failing)
+    wait_until(lambda: len(calls) == 2)
+
+
+def test_a_new_key_stops_the_running_job_and_stop_kills_its_process(queue, tmp_path):
+    def sleeper():
+        with open(tmp_path / "out", "wb") as out:
+            snippet_runs.run_in_group(["sleep", "60"], cwd=tmp_path, stdout=out, stderr=out, timeout=60)
+
+    queue.want("s", {"k": 1}, sleeper)
+    wait_until(lambda: snippet_runs._live)
+    first = next(iter(snippet_runs._live.values()))[0]
+    queue.want("s", {"k": 2}, sleeper)  # its input changed: the old run is killed, the new one queued
+    wait_until(lambda: first.poll() is not None)
+    wait_until(lambda: snippet_runs._live and next(iter(snippet_runs._live.values()))[0] is not first)
+    second = next(iter(snippet_runs._live.values()))[0]
+    queue.stop()
+    assert second.poll() is not None and not snippet_runs._live

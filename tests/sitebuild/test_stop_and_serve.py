@@ -1,0 +1,211 @@
+"""Serve at once, stop cleanly: `mkdocs build` and `mkdocs serve` on a tiny copied project.
+
+The project's build snippets need no JAX: `fast` writes its result at once; `slow` writes
+its pid and waits for a file named `go` before writing its own, so a test decides when a
+measurement is "running" and when it ends. The hook and its modules are the real ones.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from project import ROOT
+
+SNIPPET = """
+import argparse, json, os, pathlib, time
+parser = argparse.ArgumentParser()
+parser.add_argument("--out", type=pathlib.Path)
+parser.add_argument("--quick", action="store_true")
+args = parser.parse_args()
+project = pathlib.Path({project!r})
+(project / "{name}.pid").write_text(str(os.getpid()))
+while {wait} and not (project / "go").exists():
+    time.sleep(0.05)
+args.out.mkdir(parents=True)
+text = {{"value": "{name} measured {{}}".format(len(os.listdir(project)))}}
+(args.out / "results.json").write_text(json.dumps({{
+    "stamp": "Measured on a toy", "text": text, "tables": {{"t": "| a |\\n|---|\\n| 1 |\\n"}},
+    "figures": {{}}}}))
+"""
+
+NOTEBOOK = """# %%
+import os, pathlib, time
+pathlib.Path({kernel_pid!r}).write_text(str(os.getpid()))
+time.sleep(120)
+"""
+
+MKDOCS_YML = """site_name: Tiny
+site_url: https://example.invalid/tiny/
+theme: {name: mkdocs, highlightjs: false}
+hooks: [sitebuild/hook.py]
+extra: {build_snippets: [fast, slow]}
+plugins: []
+markdown_extensions: [pymdownx.snippets]
+watch: [snippets]
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path) -> Path:
+    project = tmp_path / "tiny"
+    shutil.copytree(ROOT / "sitebuild", project / "sitebuild",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.md"))
+    (project / "mkdocs.yml").write_text(MKDOCS_YML)
+    (project / "docs").mkdir()
+    (project / "docs" / "index.md").write_text(
+        "# Tiny\n\nFirst {{ fast.text.value }}.\n\n## Slow\n\nThen {{ slow.text.value }}.\n\n"
+        '{{ table("slow", "t") }}\n')
+    (project / "snippets").mkdir()
+    for name, wait in (("fast", False), ("slow", True)):
+        (project / "snippets" / f"{name}.py").write_text(
+            SNIPPET.format(project=str(project), name=name, wait=wait))
+    return project
+
+
+def mkdocs(project: Path, *args: str, **popen) -> subprocess.Popen:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "JIT_DOCS_QUICK": "0", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "mkdocs", *args], cwd=project, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen)
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def pid_of(project: Path, name: str) -> int:
+    path = project / f"{name}.pid"
+    return wait_for(lambda: path.is_file() and path.read_text() and int(path.read_text()), 60,
+                    f"{name} to start")
+
+
+def stop(proc: subprocess.Popen, signum: int) -> tuple[float, str]:
+    """Seconds from `signum` to the process's exit, and its output."""
+    start = time.monotonic()
+    proc.send_signal(signum)
+    try:
+        output, _ = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output, _ = proc.communicate()
+        raise AssertionError(f"still running 15 s after signal {signum}:\n{output}")
+    return time.monotonic() - start, output
+
+
+def test_an_interrupted_build_kills_its_snippet_and_the_next_reuses_only_complete_results(tiny):
+    # SIGTERM here; Ctrl-C's SIGINT in the notebook and serve tests below
+    cache = tiny / ".cache" / "measured" / "full"
+    cache.mkdir(parents=True)
+    abandoned = cache / ".tmp-slow-99999999-x"  # left by a build killed with SIGKILL
+    (abandoned / "out").mkdir(parents=True)
+    build = mkdocs(tiny, "build", "--strict")
+    slow = pid_of(tiny, "slow")
+    seconds, output = stop(build, signal.SIGTERM)
+    assert seconds < 3, output
+    time.sleep(0.2)
+    assert not alive(slow), "the snippet's process outlived the build"
+    assert sorted(p.name for p in cache.iterdir()) == ["fast"], "only complete results stay"
+
+    (tiny / "go").touch()
+    again = mkdocs(tiny, "build", "--strict")
+    output, _ = again.communicate(timeout=120)
+    assert again.returncode == 0, output
+    assert "fast: reusing cached results" in output and "slow: measuring (no cached results)" in output
+    assert sorted(p.name for p in cache.iterdir()) == ["fast", "slow"]
+
+
+def test_an_interrupted_notebook_kills_its_kernel(tiny):
+    (tiny / "go").touch()
+    (tiny / "notebooks").mkdir()
+    kernel_pid = tiny / "kernel.pid"
+    (tiny / "notebooks" / "wait.py").write_text(NOTEBOOK.format(kernel_pid=str(kernel_pid)))
+    build = mkdocs(tiny, "build", "--strict")
+    kernel = wait_for(lambda: kernel_pid.is_file() and kernel_pid.read_text() and int(kernel_pid.read_text()),
+                      90, "the notebook's kernel to start")
+    seconds, output = stop(build, signal.SIGINT)
+    assert seconds < 6, output
+    time.sleep(0.3)
+    assert not alive(kernel), "the notebook's kernel outlived the build"
+    assert not list((tiny / ".cache" / "notebooks").glob(".tmp-*"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return None
+
+
+def content(html: str) -> str:
+    """The page's main column, without what serve adds (its livereload script)."""
+    main = html.split('role="main">', 1)[1].split("</div>\n        </div>", 1)[0]
+    return re.sub(r"<script.*?</script>", "", main, flags=re.S).strip()
+
+
+def test_serve_answers_at_once_fills_in_and_stops_cleanly(tiny, tmp_path):
+    port = free_port()
+    started = time.monotonic()
+    serve = mkdocs(tiny, "serve", "--livereload", "--dev-addr", f"127.0.0.1:{port}", start_new_session=True)
+    url = f"http://127.0.0.1:{port}/tiny/"
+    try:
+        wait_for(lambda: get(url), 20, "serve's first answer")
+        assert time.monotonic() - started < 20
+        page = wait_for(lambda: (p := get(url)) and "fast measured" in p and "slow.py</code> is running now" in p
+                        and p, 30, "the page to show fast's number and say that slow is running")
+        assert "⏳ being measured" in page and "slow measured" not in page
+
+        (tiny / "go").touch()  # slow finishes: its page is rebuilt with its number
+        served = wait_for(lambda: (p := get(url)) and "slow measured" in p and p, 30, "slow's number")
+        assert "⏳" not in served
+        build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
+                               cwd=tiny, capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        assert build.returncode == 0, build.stderr
+        assert "slow measured" in content(served)
+        assert content(served) == content((tmp_path / "site" / "index.html").read_text())
+
+        (tiny / "go").unlink()  # an edit of slow re-queues slow alone
+        (tiny / "slow.pid").unlink()
+        snippet = tiny / "snippets" / "slow.py"
+        snippet.write_text(snippet.read_text() + "# edited\n")
+        slow = pid_of(tiny, "slow")
+        seconds, output = stop(serve, signal.SIGINT)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+    assert seconds < 3, output
+    time.sleep(0.2)
+    assert not alive(slow), "the snippet's process outlived serve"
+    assert output.count("fast: measuring") == 1 and output.count("slow: measuring") == 2, output
+    assert "Reloading browsers" in output
+    assert not list((tiny / ".cache" / "measured" / "full").glob(".tmp-*"))
