@@ -3,11 +3,8 @@
 import jax
 import jax.numpy as jnp
 
-from project import QUICK_RESULTS, quick_results
+from project import quick_results
 from selu_benchmark import check_int32_conversions, compilations, cores_busy, xla_threads
-
-FOLDER = QUICK_RESULTS / "selu_benchmark"
-
 
 def test_threads_are_read_from_the_optimized_program():
     assert xla_threads(jnp.ones(1000)) == 1  # too small to split
@@ -34,10 +31,10 @@ def test_results_state_threads_and_the_eager_first_call(built_site):
     first = results["data"]["first_call"]
     assert first["eager_compilations"] >= 3  # each primitive compiled for the new shape
     assert len(results["data"]["scaling"]["xla_threads"]) == len(results["data"]["scaling"]["n"])
-    assert "NumPy, float32 (1 thread)" in (FOLDER / "headline.md").read_text()
+    assert "NumPy, float32 (1 thread)" in results["tables"]["headline"]
 
 
 def test_published_figures_are_quoted_with_their_source(built_site):
-    published = (FOLDER / "published.md").read_text()
+    published = quick_results("selu_benchmark")["tables"]["published"]
     assert "2.05 ms" in published and "150 µs" in published and "02-jitting.ipynb" in published
     assert "this build" in published
