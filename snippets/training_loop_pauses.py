@@ -112,10 +112,12 @@ VARIANTS = {  # the original, and each fix on its own
 # --8<-- [end:variants]
 
 
+# --8<-- [start:reset]
 def reset(model, params):
     """Start `model` again from `params`, keeping its compiled step (same instance)."""
     model.opt_state = model.opt_init(params)
     model.itercount = itertools.count()
+# --8<-- [end:reset]
 
 
 # --8<-- [start:jax_log]
