@@ -20,10 +20,12 @@ from functools import partial
 import jax
 import numpy as np
 from jax import jit
+# --8<-- [end:imports]
 
+# --8<-- [start:deeponet_imports]
 from deeponet import (Config, PIDeepONet, evaluate_losses, loss, loss_terms,
                       make_batches, random_functions)
-# --8<-- [end:imports]
+# --8<-- [end:deeponet_imports]
 
 # --8<-- [start:config]
 # A small DeepONet, so that compiling and running it stays quick on two cores.

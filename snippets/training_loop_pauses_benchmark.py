@@ -166,6 +166,8 @@ def measure(quick: bool) -> Report:
         in_flight=str(flight), run_ahead=f"{ahead:g}",
         **timeline_text(runs, drains, log_every, n_iter))
     report.tables["timeline"] = timeline_table(runs, drains, log_every, n_iter)
+    report.tables["timeline_original"] = timeline_table(
+        {"original": runs["original"]}, drains, log_every, n_iter)
     report.figures["timeline_original"] = timeline_figure(runs["original"], log_every,
                                                           n_iter)
 
