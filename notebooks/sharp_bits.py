@@ -19,7 +19,7 @@ def show(call):
 
 
 # %% [markdown]
-# ## 1. A Python `if` on a traced value
+# ## 1. A Python if on a traced value
 
 # %%
 # --8<-- "sharp_bits.py:branch_pitfall"
@@ -82,7 +82,7 @@ show(lambda: positive_sum(jnp.array([-1.0, 2.0, -3.0, 4.0])))
 show(lambda: positive_sum_where(jnp.array([-1.0, 2.0, -3.0, 4.0])))
 
 # %% [markdown]
-# ## 6. `print` and a global, read while tracing (no error: a stale value)
+# ## 6. print and a global, read while tracing (no error: a stale value)
 
 # %%
 # --8<-- "sharp_bits.py:trace_time_pitfall"

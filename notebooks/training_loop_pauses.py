@@ -111,7 +111,7 @@ for name, size in jit_cache_sizes().items():
     print(f"{name:48s} {size:6,d} entries")
 
 # %% [markdown]
-# ## A changed `self` is not seen; an argument is
+# ## A changed self is not seen; an argument is
 
 # %%
 # --8<-- "training_loop_pauses.py:stale"
