@@ -1,19 +1,14 @@
 """The errors jax.jit raises, each with the smallest code that triggers it and its fix.
 
 Every pitfall and every fix is a small function cut into a named section; the page
-docs/sharp-bits.md shows them. `CASES` lists the calls the page shows for each of them,
-as the lines of an interactive session: the build (sharp_bits_benchmark.py) and the
-tests run exactly those lines with `run_session` and record what comes back.
+docs/sharp-bits.md shows them. sharp_bits_benchmark.py lists the calls the page
+shows for each, as lines of an interactive session, and runs them with
+error_capture.run_session.
 
 Run it to see every pitfall fail and every fix work:  python snippets/sharp_bits.py
 """
 
-from __future__ import annotations
-
-import contextlib
-import io
-from dataclasses import field
-from pathlib import Path
+import sys
 
 # --8<-- [start:imports]
 from dataclasses import dataclass
@@ -62,7 +57,7 @@ def leaky_relu_static(x):
 # --8<-- [end:branch_static]
 
 
-# ------------------------------------------------ 2. a shape computed from a traced value
+# ---------------------------------------------- 2. a shape computed from a traced value
 
 # --8<-- [start:shape_pitfall]
 @jax.jit
@@ -201,7 +196,7 @@ def set_first_at(x, value):
 # --8<-- [end:inplace_at]
 
 
-# ------------------------------------------------------- 8. an unhashable static argument
+# ----------------------------------------------------- 8. an unhashable static argument
 
 # --8<-- [start:unhashable_pitfall]
 @partial(jax.jit, static_argnames="config")
@@ -252,7 +247,7 @@ def step_returning(x):
 # --8<-- [end:leak_return]
 
 
-# ------------------------------------------- 10. a Python loop is unrolled while tracing
+# ------------------------------------------ 10. a Python loop is unrolled while tracing
 
 # --8<-- [start:loop_python]
 DT = 0.01  # time step: forward Euler on the logistic equation x' = x (1 - x)
@@ -297,190 +292,24 @@ def euler_fori_any_length(x, n_steps):
 # --8<-- [end:loop_traced_length]
 
 
-# ======================================================================================
-# The calls the page shows, run by the build and by the tests.
+# ------------------------------------------ 11. a donated array, used again at run time
 
-@dataclass
-class Session:
-    """Lines typed at a Python prompt, in this module's namespace."""
-
-    lines: list[str]
-    expected: object = None  # the value the last line returns (fixes); None: not checked
-
-
-@dataclass
-class Case:
-    """One pitfall: the session that shows it, what it raises, and its fixes."""
-
-    title: str
-    pitfall: Session
-    error: type[BaseException] | None  # None: no exception (it goes wrong silently)
-    fixes: dict[str, Session] = field(default_factory=dict)
-    variants: dict[str, tuple[Session, type[BaseException]]] = field(default_factory=dict)
-
-
-X4 = "jnp.array([-1.0, 2.0, -3.0, 4.0])"
-
-CASES: dict[str, Case] = {
-    "branch": Case(
-        "a Python if on a traced value",
-        Session(["leaky_relu(-2.0)"]), jax.errors.TracerBoolConversionError,
-        fixes={
-            "where": Session([f"leaky_relu_where({X4})"], [-0.1, 2.0, -0.3, 4.0]),
-            "cond": Session(["leaky_relu_cond(-2.0)"], -0.2),
-            "static": Session(
-                ["leaky_relu_static(-2.0)", "leaky_relu_static(3.0)",
-                 "leaky_relu_static._cache_size()  # programs compiled so far: one per value"], 2),
-        }),
-    "shape": Case(
-        "a shape computed from a traced value",
-        Session(["mean_on_grid(5)"]), jax.errors.ConcretizationTypeError,
-        fixes={"static": Session(["mean_on_grid_static(5)"],
-                                          float(np.mean(np.sin(np.pi * np.linspace(0, 1, 5)))))},
-        variants={"zeros": (Session(["zeros_of_length(3)"]), TypeError)}),
-    "index": Case(
-        "a tracer used as a Python integer",
-        Session(["weighted(10.0, 1)"]), jax.errors.TracerIntegerConversionError,
-        fixes={"array": Session(["weighted_array(10.0, 1)"], 3.0)},
-        variants={"int": (Session(["weighted_int(10.0, 1)"]), jax.errors.ConcretizationTypeError)}),
-    "numpy": Case(
-        "a tracer handed to NumPy",
-        Session(["norm(jnp.array([3.0, 4.0]))"]), jax.errors.TracerArrayConversionError,
-        fixes={"jnp": Session(["norm_jnp(jnp.array([3.0, 4.0]))"], 5.0),
-               "callback": Session(["norm_callback(jnp.array([3.0, 4.0]))"], 5.0)}),
-    "mask": Case(
-        "a boolean mask with a data-dependent size",
-        Session([f"positive_sum({X4})"]), jax.errors.NonConcreteBooleanIndexError,
-        fixes={"where": Session([f"positive_sum_where({X4})"], 6.0),
-               "size": Session([f"positives_padded({X4})"], [2.0, 4.0, 0.0, 0.0])}),
-    "trace_time": Case(
-        "print and global variables, read while tracing",
-        Session(["scaled(1.0)", "scaled(1.0)", "SCALE = 3.0", "scaled(1.0)  # still 2: a cached program",
-                 "scaled(jnp.ones(2))  # a new shape traces again, and reads SCALE again"]),
-        None,
-        fixes={"explicit": Session(
-            ["scaled_explicit(1.0, 2.0)", "scaled_explicit(1.0, 3.0)"], 3.0)}),
-    "inplace": Case(
-        "in-place assignment",
-        Session(["set_first(jnp.array([1.0, 2.0, 3.0]), 9.0)"]), TypeError,
-        fixes={"at": Session(["set_first_at(jnp.array([1.0, 2.0, 3.0]), 9.0)"],
-                                            [9.0, 2.0, 3.0])},
-        variants={"eager": (Session(["x = jnp.array([1.0, 2.0, 3.0])", "x[0] = 9.0  # no jit at all"]),
-                            TypeError)}),
-    "unhashable": Case(
-        "an unhashable static argument",
-        Session(['polynomial(2.0, config={"coefficients": [1.0, 0.0, 3.0]})']), ValueError,
-        fixes={"tuple": Session(["polynomial_tuple(2.0, coefficients=(1.0, 0.0, 3.0))"], 13.0),
-               "dataclass": Session(
-                   ["polynomial_frozen(2.0, poly=Polynomial((1.0, 0.0, 3.0)))"], 13.0)}),
-    "leak": Case(
-        "a leaked tracer",
-        Session(["step_and_record(1.0)", "history[-1] + 1.0"]), jax.errors.UnexpectedTracerError,
-        fixes={"return": Session(["out, y = step_returning(1.0)", "history.append(y)",
-                                     "history[-1] + 1.0"], 3.0)}),
-    "loop": Case(
-        "a Python loop, unrolled while tracing",
-        Session(["euler_unrolled(jnp.float32(0.1), 100)"], None), None,
-        fixes={"fori": Session(["euler_fori(jnp.float32(0.1), 100)"]),
-               "scan": Session(["euler_scan(jnp.float32(0.1), 100)"]),
-               "traced_length": Session(["euler_fori_any_length(jnp.float32(0.1), 100)",
-                                               "euler_fori_any_length(jnp.float32(0.1), 200)",
-                                               "euler_fori_any_length._cache_size()"], 1)}),
-}
-
-
-@dataclass
-class Outcome:
-    """What a session printed and returned, or the exception its last line raised."""
-
-    transcript: str  # as the page shows it: prompts, printed output, values, the error
-    values: list  # each line's value (None for a statement or the line that raised)
-    printed: list[str]  # each line's printed output
-    error: BaseException | None = None
-    error_text: str = ""  # "jax.errors.Name: message", trimmed (see trim_message)
-
-    @property
-    def value(self):
-        """The last line's value."""
-        return self.values[-1]
-
-
-MAX_MESSAGE_LINES = 6
-_HERE = str(Path(__file__).resolve().parent) + "/"
-
-
-def error_name(error: BaseException | type[BaseException]) -> str:
-    """How Python's traceback names an exception (or its class): jax.errors.Name, ValueError."""
-    cls = error if isinstance(error, type) else type(error)
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
-def trim_message(message: str) -> str:
-    """The first lines of an error message, verbatim but for file paths.
-
-    Absolute paths of this folder become bare file names; a message longer than
-    MAX_MESSAGE_LINES keeps its first lines, a marker, and its closing "See https://..." line.
-    Nested tracebacks quoted inside a message are dropped: no traceback reaches a page.
-    """
-    lines = message.replace(_HERE, "").rstrip().splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith("Traceback (most recent call last)"):
-            lines = lines[:i] + ["[… a nested traceback, left out …]"]
-            break
-    if len(lines) <= MAX_MESSAGE_LINES:
-        return "\n".join(lines)
-    see = lines[-1] if lines[-1].startswith("See https://") else None
-    kept = lines[:MAX_MESSAGE_LINES - (1 if see else 0)]
-    dropped = len(lines) - len(kept) - (1 if see else 0)
-    return "\n".join(kept + [f"[… {dropped} more lines …]"] + ([see] if see else []))
-
-
-def run_session(session: Session) -> Outcome:
-    """Run each line at a fake prompt; stop at the first exception (the last line's)."""
-    namespace = globals()  # the session sees this module's functions, as after an import *
-    saved, saved_history = dict(namespace), list(history)
-    for obj in list(namespace.values()):  # every session starts as in a new process:
-        if callable(getattr(obj, "clear_cache", None)):  # no jitted function of ours compiled
-            obj.clear_cache()
-    out, values, printed_lines = [], [], []
-    try:
-        for number, line in enumerate(session.lines, start=1):
-            out.append(f">>> {line}")
-            printed = io.StringIO()
-            try:
-                with contextlib.redirect_stdout(printed):
-                    try:
-                        compiled = compile(line, "<session>", "eval")
-                    except SyntaxError:
-                        exec(compile(line, "<session>", "exec"), namespace)
-                        value = None
-                    else:
-                        value = eval(compiled, namespace)
-                    jax.effects_barrier()  # let jax.debug.print finish before we read
-            except Exception as error:  # noqa: BLE001 (the point is to show it)
-                out += printed.getvalue().splitlines()
-                text = f"{error_name(error)}: {trim_message(str(error))}"
-                out.append(text)
-                if number != len(session.lines):
-                    raise RuntimeError(f"line {line!r} raised before the session's end") from error
-                return Outcome("\n".join(out), values + [None], printed_lines + [printed.getvalue()],
-                               error, text)
-            out += printed.getvalue().splitlines()
-            values.append(value)
-            printed_lines.append(printed.getvalue())
-            if value is not None:
-                out.append(repr(value))
-        return Outcome("\n".join(out), values, printed_lines)
-    finally:  # undo what the session assigned (SCALE = 3.0, history.append, x = ...)
-        for name in set(namespace) - set(saved):
-            del namespace[name]
-        namespace.update(saved)
-        history[:] = saved_history
+# --8<-- [start:donate_pitfall]
+@partial(jax.jit, donate_argnums=0)
+def add_one_donated(x):
+    # x is donated: XLA may write the result into x's buffer, so x is given up
+    return x + 1.0
+# --8<-- [end:donate_pitfall]
 
 
 if __name__ == "__main__":
-    for name, case in CASES.items():
+    from error_capture import run_session
+    from sharp_bits_benchmark import CASES  # the sessions the page shows
+
+    module = sys.modules[__name__]
+    for case in CASES.values():
         print(f"== {case.title}")
-        for session in [case.pitfall, *case.fixes.values(), *(s for s, _ in case.variants.values())]:
-            print(run_session(session).transcript)
+        variants = (s for s, _ in case.variants.values())
+        for session in [case.pitfall, *case.fixes.values(), *variants]:
+            print(run_session(session, module).transcript)
         print()

@@ -1,11 +1,11 @@
-"""Why a jitted training loop seems to pause: the DeepONet loop, its fixes, and real recompilations.
+"""Why a jitted training loop seems to pause: the DeepONet loop, fixes, recompilations.
 
 The loop has the shape of the physics-informed DeepONet training code (Wang, Wang and
 Perdikaris, 2021): a progress bar, the jitted `step` with a static `self`, and every
-`log_every` iterations an un-jitted evaluation of the losses for the log. The code here is
-written for this site; `deeponet.py` holds the model.
+`log_every` iterations an un-jitted evaluation of the losses for the log. The code here
+is written for this site; `deeponet.py` holds the model.
 
-Run it to watch the bar, the per-iteration times and what JAX logs:  python training_loop_pauses.py
+Run it to watch per-iteration times and what JAX logs:  python training_loop_pauses.py
 The build measures it with training_loop_pauses_benchmark.py.
 """
 
@@ -20,17 +20,20 @@ from functools import partial
 import jax
 import numpy as np
 from jax import jit
-
-from deeponet import (Config, PIDeepONet, evaluate_losses, loss, loss_terms, make_batches,
-                      random_functions)
 # --8<-- [end:imports]
+
+# --8<-- [start:deeponet_imports]
+from deeponet import (Config, PIDeepONet, evaluate_losses, loss, loss_terms,
+                      make_batches, random_functions)
+# --8<-- [end:deeponet_imports]
 
 # --8<-- [start:config]
 # A small DeepONet, so that compiling and running it stays quick on two cores.
 LOOP = Config(width=32, depth=1, latent=32, batch_size=1024, n_functions=64, steps=300)
 LOG_EVERY = 50  # the original logs every 100 iterations of a longer run
 # --8<-- [end:config]
-TINY = Config(width=8, depth=1, latent=8, batch_size=64, n_functions=16, steps=60)  # tests, quick mode
+# tests, quick mode and the notebook
+TINY = Config(width=8, depth=1, latent=8, batch_size=64, n_functions=16, steps=60)
 
 
 # --8<-- [start:progress_bar]
@@ -51,8 +54,9 @@ class ProgressBar:
         if now - self.last_draw >= self.min_interval or self.n == self.total:
             self.last_draw = now
             elapsed = now - self.start
-            self.file.write(f"\r{self.n}/{self.total} [{elapsed:.1f} s, {self.n / elapsed:.0f} it/s] "
-                            f"{self.postfix}")
+            rate = self.n / elapsed
+            self.file.write(f"\r{self.n}/{self.total} [{elapsed:.1f} s, "
+                            f"{rate:.0f} it/s] {self.postfix}")
 
     def close(self):
         self.file.write("\n")
@@ -71,25 +75,32 @@ def next_batches(key, functions, batch_size):
 # --8<-- [start:train]
 def train(model, key, functions, n_iter, log_every=LOG_EVERY, evaluate=loss_terms,
           block=False, bar_file=sys.stderr):
-    """The original loop's shape. Returns the wall time of every iteration, and the loss log."""
+    """The original loop's shape. Returns the wall time of every iteration, the loss
+    log, and how long each logging iteration waited for the steps still queued."""
     bar = ProgressBar(n_iter, file=bar_file)
-    seconds, log = [], []
+    seconds, log, waits = [], [], []
     last = time.perf_counter()
     for it in range(n_iter):
         key, batches = next_batches(key, functions, model.config.batch_size)
-        model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
+        state = model.step(next(model.itercount), model.opt_state, *batches)
+        model.opt_state = state
         if block:  # wait for this step, so that the time taken below is its own
-            jax.block_until_ready(model.opt_state)
+            jax.block_until_ready(state)
         if it % log_every == 0:
-            terms = evaluate(model.params, *batches)  # the original: loss_terms, not jitted
-            log.append({"it": it, **{k: float(terms[k]) for k in ("ics", "bcs", "res")}})  # waits
+            # Only to measure it: float() below waits for these same queued steps.
+            start = time.perf_counter()
+            jax.block_until_ready(state)
+            waits.append(time.perf_counter() - start)
+            terms = evaluate(model.params, *batches)  # original: loss_terms, un-jitted
+            losses = {k: float(terms[k]) for k in ("ics", "bcs", "res")}  # waits
+            log.append({"it": it, **losses})
             bar.set_postfix(log[-1])
         bar.update()
         now = time.perf_counter()
         seconds.append(now - last)  # what the progress bar sees of this iteration
         last = now
     bar.close()
-    return seconds, log
+    return seconds, log, waits
 # --8<-- [end:train]
 
 
@@ -103,19 +114,19 @@ VARIANTS = {  # the original, and each fix on its own
 # --8<-- [end:variants]
 
 
+# --8<-- [start:reset]
 def reset(model, params):
-    """Start `model` again from `params`, keeping its compiled step (the same instance)."""
+    """Start `model` again from `params`, keeping its compiled step (same instance)."""
     model.opt_state = model.opt_init(params)
     model.itercount = itertools.count()
+# --8<-- [end:reset]
 
 
 # --8<-- [start:jax_log]
 @contextlib.contextmanager
 def jax_log(explain=True):
-    """Collect what JAX logs about tracing and compiling while the block runs.
-
-    The same messages that JAX_LOG_COMPILES=1 JAX_EXPLAIN_CACHE_MISSES=1 print on stderr.
-    """
+    """Collect what JAX logs about tracing and compiling while the block runs: the
+    messages that JAX_LOG_COMPILES=1 JAX_EXPLAIN_CACHE_MISSES=1 print on stderr."""
     messages = []
 
     class Collect(logging.Handler):
@@ -137,15 +148,16 @@ def jax_log(explain=True):
 
 
 def compiled(messages, name=None):
-    """The functions XLA compiled, one per 'Finished XLA compilation of jit(...)' message."""
+    """The functions XLA compiled: one per 'Finished XLA compilation of jit(...)'."""
     prefix = "Finished XLA compilation of jit("
-    names = [m[len(prefix):].split(")", 1)[0] for m in messages if m.startswith(prefix)]
+    names = [m[len(prefix):].split(")", 1)[0] for m in messages
+             if m.startswith(prefix)]
     return [n for n in names if name is None or n == name]
 # --8<-- [end:jax_log]
 
 
 def compile_seconds(messages):
-    """The XLA compile time of each compilation, as the log states it ('... in 0.51 sec')."""
+    """The XLA compile time of each compilation, as logged ('... in 0.51 sec')."""
     return [float(m.rsplit(" in ", 1)[1].split()[0]) for m in messages
             if m.startswith("Finished XLA compilation of jit(")]
 
@@ -154,12 +166,13 @@ def compile_seconds(messages):
 
 # --8<-- [start:ragged]
 def epochs_over(model, data, batch_size, epochs=2, drop_last=False):
-    """Train over a fixed data set in consecutive batches, as a data loader hands them out."""
+    """Train over a fixed data set in consecutive batches, as a data loader does."""
     n = len(data[0][1])
-    stop = n - n % batch_size if drop_last else n  # the fix: skip the short batch at the end
+    stop = n - n % batch_size if drop_last else n  # the fix: skip the short last batch
     for _ in range(epochs):
         for start in range(0, stop, batch_size):
-            batch = jax.tree.map(lambda a: a[start:start + batch_size], data)  # NumPy slices
+            # NumPy slices, as a data loader hands them out
+            batch = jax.tree.map(lambda a: a[start:start + batch_size], data)
             model.opt_state = model.step(next(model.itercount), model.opt_state,
                                          *jax.device_put(batch))
 # --8<-- [end:ragged]
@@ -169,7 +182,7 @@ def epochs_over(model, data, batch_size, epochs=2, drop_last=False):
 def numpy_step_number(model, batches, n=3, fixed=False):
     """The iteration number as a NumPy integer, e.g. restored from a checkpoint."""
     for i in np.arange(n, dtype=np.int32):
-        i = int(i) if fixed else i  # the fix: a Python int, like itertools.count() gives
+        i = int(i) if fixed else i  # the fix: a Python int, as itertools.count() gives
         model.opt_state = model.step(i, model.opt_state, *batches)
 # --8<-- [end:numpy_int]
 
@@ -185,7 +198,7 @@ def numpy_batches(model, batches, n=2):
 
 # --8<-- [start:new_instance]
 def new_model(config, batches, params):
-    """A second run (a restart, another seed): a new PIDeepONet is a new static `self`."""
+    """A second run (a restart, another seed): a new PIDeepONet, a new static `self`."""
     model = PIDeepONet(config)
     reset(model, params)
     model.opt_state = model.step(0, model.opt_state, *batches)
@@ -193,7 +206,7 @@ def new_model(config, batches, params):
 
 
 def same_model(model, batches, params):
-    """The fix: one instance, its state reset (or a step that takes no `self` at all)."""
+    """The fix: one instance, its state reset (or a step that takes no `self`)."""
     reset(model, params)
     model.opt_state = model.step(0, model.opt_state, *batches)
     return model
@@ -209,7 +222,8 @@ def x64_on_and_off(model, batches):
         model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
     finally:
         jax.config.update("jax_enable_x64", previous)  # always restore it
-    model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)  # back to 32-bit
+    # back to 32-bit: the program compiled first is still cached
+    model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
 # --8<-- [end:x64]
 
 
@@ -219,14 +233,17 @@ def x64_on_and_off(model, batches):
 class WeightedDeepONet(PIDeepONet):
     @partial(jit, static_argnums=(0,))  # a static `self`, like step
     def total_loss(self, params, ics_batch, bcs_batch, res_batch):
-        return self.loss(params, ics_batch, bcs_batch, res_batch)  # reads self.ics_weight
+        # reads self.ics_weight while tracing
+        return self.loss(params, ics_batch, bcs_batch, res_batch)
 
 
 def stale_weight(model, batches):
     """The compiled loss before and after changing self.ics_weight."""
-    before = float(model.total_loss(model.params, *batches))  # traced with ics_weight = 10.0
+    # traced with ics_weight = 10.0
+    before = float(model.total_loss(model.params, *batches))
     model.ics_weight = 0.0  # e.g. a schedule that turns the initial condition off
-    after = float(model.total_loss(model.params, *batches))  # no recompilation: 10.0 is baked in
+    # no recompilation: 10.0 is baked into the program
+    after = float(model.total_loss(model.params, *batches))
     return before, after
 # --8<-- [end:stale]
 
@@ -251,13 +268,14 @@ def weighted_loss(params, ics_weight, ics_batch, bcs_batch, res_batch):
 
 
 def fresh_weight(params, batches, weights=(10.0, 0.0)):
-    return [float(weighted_loss(params, w, *batches)) for w in weights]  # one compilation
+    # one compilation serves every weight
+    return [float(weighted_loss(params, w, *batches)) for w in weights]
 # --8<-- [end:fresh]
 
 
 # --8<-- [start:in_flight]
 def in_flight(model, batches, n=64):
-    """Dispatch n steps without waiting; after each, count the steps not finished yet."""
+    """Dispatch n steps without waiting; after each, count the steps not yet done."""
     state = jax.block_until_ready(model.opt_state)
     pending, counts = [], []
     for i in range(n):
@@ -269,24 +287,50 @@ def in_flight(model, batches, n=64):
 # --8<-- [end:in_flight]
 
 
+# --8<-- [start:cache_sizes]
+def jit_cache_sizes():
+    """The bounded caches that every jitted function in the process shares.
+
+    Private parts of JAX (jax/_src/pjit.py and jax/_src/interpreters/pxla.py), read
+    here so that a change shows up; they may move in any release.
+    """
+    from jax._src import pjit
+    from jax._src.interpreters import pxla
+
+    return {
+        "dispatch: compiled calls, jit without options": (
+            pjit._cpp_pjit_cache_fun_only.capacity()),
+        "dispatch: compiled calls, jit with options": (
+            pjit._cpp_pjit_cache_explicit_attributes.capacity()),
+        "traced functions": pjit._infer_params_cached.cache_info().maxsize,
+        "lowered programs": pjit._pjit_lower.cache_info().maxsize,
+        "compiled executables": pxla._cached_compilation.cache_info().maxsize,
+    }
+# --8<-- [end:cache_sizes]
+
+
 def demo(config=TINY, n_iter=120, log_every=40):
-    """Train briefly with the original loop and with jitted evaluation; show what JAX logged."""
-    functions = random_functions(jax.random.key(0), config.n_functions, config.n_sensors)
+    """Train briefly, the original loop and with jitted evaluation; print the log."""
+    functions = random_functions(jax.random.key(0), config.n_functions,
+                                 config.n_sensors)
     model = PIDeepONet(config)
     params = model.params
     for name in ("original", "jitted evaluation"):
         reset(model, params)
         with jax_log(explain=False) as messages:
-            seconds, _ = train(model, jax.random.key(1), functions, n_iter, log_every=log_every,
-                               **VARIANTS[name])
+            seconds, _, waits = train(model, jax.random.key(1), functions, n_iter,
+                                      log_every=log_every, **VARIANTS[name])
         slowest = sorted(range(n_iter), key=lambda i: -seconds[i])[:4]
         print(f"{name}: {sum(seconds):.2f} s for {n_iter} iterations; slowest: "
               + ", ".join(f"#{i} {seconds[i] * 1e3:.1f} ms" for i in sorted(slowest)))
+        print("  waited for queued steps at each logging iteration: "
+              + ", ".join(f"{w * 1e3:.1f} ms" for w in waits))
         names = compiled(messages)
-        print(f"  JAX logged {len(names)} compilation(s): "
-              + ", ".join(f"{n}" for n in sorted(set(names), key=names.index)[:8])
-              + (" ..." if len(set(names)) > 8 else ""))
+        unique = sorted(set(names), key=names.index)
+        print(f"  JAX logged {len(names)} compilation(s): " + ", ".join(unique[:8])
+              + (" ..." if len(unique) > 8 else ""))
     print(f"the step's cache holds {PIDeepONet.step._cache_size()} entry")
+    print("caches shared by every jitted function:", jit_cache_sizes())
 
 
 if __name__ == "__main__":
