@@ -3,9 +3,7 @@ that docs/training-loop-pauses.md relies on (no test here asserts a timing)."""
 
 import re
 
-from project import QUICK_RESULTS, quick_results
-
-FOLDER = QUICK_RESULTS / "training_loop_pauses_benchmark"
+from project import quick_results
 
 
 def results():
@@ -41,7 +39,7 @@ def test_numpy_batches_take_a_cache_entry_and_compile_nothing_even_in_quick_mode
     assert [run["compiles"] for run in numpy_batch] == [0]
     before, after = numpy_batch[0]["cache"]
     assert after == before + 1
-    table = (FOLDER / "scenarios.md").read_text()
+    table = results()["tables"]["scenarios"]
     assert "not run in quick mode" in table and "| 1 → 2 |" in table
 
 
@@ -49,7 +47,7 @@ def test_the_shared_cache_sizes_were_read_from_jax(built_site):
     sizes = results()["data"]["cache_sizes"]
     assert sizes["dispatch: compiled calls, jit without options"] == 8192
     assert sizes["compiled executables"] == 2048
-    assert "8,192" in (FOLDER / "caches.md").read_text()
+    assert "8,192" in results()["tables"]["caches"]
 
 
 def test_the_page_is_built_with_its_figure_and_answer_first(built_site):
