@@ -133,7 +133,29 @@ def measure(quick: bool) -> Report:
     step_tables(report, results, steps, quick)
     setup_table(report, results, quick)
     report.figures["overview"] = figure(results, rows, worker.sizes(quick)[-1])
+    report.tables["overview"] = overview_table(results, rows, worker.sizes(quick)[-1])
     return report
+
+
+def overview_table(results, rows, n):
+    """The figure's numbers: medians once warm, and first calls."""
+    def cells(e, key):
+        if e is None:
+            return ["·", "·"]
+        if "error" in e:
+            return ["fails to compile", "·"]
+        t = e["timing"][key] if key else e["timing"]
+        return [fmt_seconds(t["median"]), fmt_seconds(e["first"])]
+    table = []
+    for name, label in rows:
+        steps = results[name]["steps"]
+        table.append([title(name, label)]
+                     + cells(results[name]["selu"][label], str(n))
+                     + cells(steps.get("physics", {}).get(label), None)
+                     + cells(steps.get("data", {}).get(label), None))
+    return markdown_table(
+        ["", f"SELU, n = {n:,}", "first call", "physics-informed step", "first call",
+         "data-only step", "first call"], table)
 
 
 def title(name, label):
@@ -171,7 +193,8 @@ def selu_tables(report, results, rows, ns):
         results[r[0]]["selu"][r[1]]["timing"][n]["median"]))
     report.text.update(n=f"{ns[-1]:,}", n_sci=f"10^{len(n) - 1}",
                        sizes=", ".join(f"{k:,}" for k in ns),
-                       selu_fastest=title(*fastest))
+                       selu_fastest=title(*fastest), selu_fastest_time=fmt_seconds(
+                           results[fastest[0]]["selu"][fastest[1]]["timing"][n]["median"]))
 
 
 def step_tables(report, results, steps, quick):

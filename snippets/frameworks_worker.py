@@ -156,24 +156,29 @@ def check_expected(name, steps):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("framework", choices=sorted(MODULES))
-    parser.add_argument("folder", type=Path)
+    parser.add_argument("framework", choices=sorted(MODULES), nargs="?")
+    parser.add_argument("folder", type=Path, nargs="?")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = parser.parse_args()
+    if args.framework is None or args.folder is None:  # run alone: nothing prepared
+        print("frameworks_benchmark.py runs this worker once per framework; run that.")
+        return
     name = args.framework
     start = time.perf_counter()
     module = importlib.import_module(MODULES[name])
     import_s = NUMPY_IMPORT_S if name == "numpy" else time.perf_counter() - start
     threads = set_threads(name, args.threads)
-    selu = measure_selu(name, args.folder, args.quick)
+    seconds, selu = stopwatch(lambda: measure_selu(name, args.folder, args.quick))
     params_out = {}
-    steps = measure_steps(name, args.folder, args.quick, params_out)
+    seconds_steps, steps = stopwatch(
+        lambda: measure_steps(name, args.folder, args.quick, params_out))
     check_expected(name, steps)
     if name == "numba":  # known only once a parallel function has run
         threads["layer"] = module.threading_layer()
     result = {"version": module.__version__, "import_s": import_s, "threads": threads,
-              "selu": selu, "steps": steps}
+              "selu": selu, "steps": steps,
+              "seconds": {"selu": seconds, "steps": seconds_steps}}  # the time budget
     (args.folder / f"{name}.json").write_text(json.dumps(result))
     np.savez(args.folder / f"{name}.npz", **params_out)
 

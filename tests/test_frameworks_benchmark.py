@@ -8,7 +8,8 @@ FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
 
 def test_every_framework_ran_and_every_variant_has_numbers(built_site):
     results = quick_results("frameworks_benchmark")
-    assert results["tables"] == ["agreement", "selu", "selu_sizes", "setup", "steps"]
+    assert results["tables"] == ["agreement", "overview", "selu", "selu_sizes", "setup",
+                                 "steps"]
     assert set(results["figures"]) == {"overview"}
     runs = results["data"]["results"]
     assert set(runs) == set(FRAMEWORKS)
