@@ -8,10 +8,12 @@ network, loss and Adam, with weights, batch and constants handed over as NumPy a
 Run it to see every framework's SELU agree:  python snippets/frameworks.py
 """
 
+# --8<-- [start:constants]
 import numpy as np
 
 ALPHA, LAMBDA = 1.67, 1.05  # SELU's constants, as in selu.py and JAX's docs
 B1, B2, EPS = 0.9, 0.999, 1e-8  # Adam's, as in jax.example_libraries.optimizers.adam
+# --8<-- [end:constants]
 
 
 # --8<-- [start:selu_numpy]
@@ -101,12 +103,12 @@ def problem(config):
             "k": d.DIFFUSIVITY, "t_end": d.T_END, "ics_weight": d.ICS_WEIGHT,
             "lr": d.LEARNING_RATE, "decay_steps": d.DECAY_STEPS,
             "decay_rate": d.DECAY_RATE}
-# --8<-- [end:problem]
 
 
 def learning_rate(p, i):
     """The chapter's schedule, exponential_decay: lr * rate ** (i / steps)."""
     return p["lr"] * p["decay_rate"] ** (i / p["decay_steps"])
+# --8<-- [end:problem]
 
 
 # --8<-- [start:step_torch]

@@ -14,9 +14,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
-import jax
 import numpy as np
 
 import frameworks as fw
@@ -29,6 +29,8 @@ from selu import selu_jit
 FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
 TITLES = {"numpy": "NumPy", "numba": "Numba", "torch": "PyTorch",
           "tensorflow": "TensorFlow", "jax": "JAX"}
+# Quick mode: one hidden layer of 8, so that the first calls (compiles) stay short.
+QUICK = replace(SMALL, width=8, depth=1, latent=8, batch_size=32)
 SELU_TOLERANCE = 1e-5  # largest |difference| to jax.jit's SELU (outputs reach about 5)
 LOSS_TOLERANCE = 1e-4  # relative, on each of the first steps' losses
 PARAM_TOLERANCE = 1e-5  # absolute, on every weight: 1/300 of one Adam step (3e-3)
@@ -48,7 +50,7 @@ def slug(name, label):
 
 def prepare(folder, quick):
     """What every worker reads: the DeepONet problem, and jax.jit's SELU outputs."""
-    p = fw.problem(SMALL if quick else DEFAULT)
+    p = fw.problem(QUICK if quick else DEFAULT)
     arrays = {f"p{i}": a for i, a in enumerate(p.pop("params"))}
     arrays.update({f"b{i}": a for i, a in enumerate(p.pop("batch"))})
     np.savez(folder / "problem.npz", **arrays)
@@ -226,7 +228,7 @@ def step_tables(report, results, steps, quick):
     report.tables["agreement"] = markdown_table(
         ["after 3 steps: loss (relative) / weights (absolute) diff. to jax.jit",
          "physics-informed", "data only"], agree)
-    config = SMALL if quick else DEFAULT
+    config = QUICK if quick else DEFAULT
     report.text.update(batch=f"{config.batch_size:,}", width=str(config.width),
                        depth=str(config.depth), steps=str(worker.AGREEMENT_STEPS))
     for kind, key in (("physics", "pi"), ("data", "data")):
@@ -275,6 +277,12 @@ def figure(results, rows, n) -> Figure:
             steady.errorbar(t["median"], y, xerr=err, fmt=marker, color=f"C{i}",
                             label=text)
             first.plot(e["first"], y, marker, color=f"C{i}")
+        if "error" in r["steps"].get("physics", {}).get(label, {}):
+            steady.text(0.98, y + 0.3, "physics-informed: fails", ha="right",
+                        va="center", fontsize=7, transform=steady.get_yaxis_transform())
+        if y and rows[::-1][y - 1][0] != name:  # a line between frameworks
+            for ax in (steady, first):
+                ax.axhline(y - 0.5, color="0.6", linewidth=0.6)
     for ax, what in ((steady, "per call, steady state (median, IQR)"),
                      (first, "first call, cold caches")):
         ax.set_xscale("log")
