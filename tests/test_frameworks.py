@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import frameworks as fw
-from deeponet import SMALL
+from deeponet import PIDeepONet
+from frameworks_benchmark import QUICK  # one small hidden layer: quick compiles
 from frameworks_worker import selu_input
 
 STEPS = 3
@@ -43,7 +44,7 @@ def test_selu_takes_both_branches(x, reference):
 
 @pytest.fixture(scope="module")
 def problem():
-    return fw.problem(SMALL)
+    return fw.problem(QUICK)
 
 
 def steps(build):
@@ -77,9 +78,7 @@ def test_the_physics_loss_adds_terms_to_the_data_loss(jax_steps, problem):
 
 
 def test_problem_hands_over_the_deeponet_weights(problem):
-    import deeponet
-
-    branch, trunk = deeponet.PIDeepONet(SMALL).params
+    branch, trunk = PIDeepONet(QUICK).params
     assert len(problem["params"]) == 2 * (len(branch) + len(trunk))
     np.testing.assert_array_equal(problem["params"][0], np.asarray(branch[0][0]))
     assert all(a.dtype == np.float32 for a in problem["params"] + problem["batch"])
