@@ -191,12 +191,13 @@ def selu_tables(report, results, rows, ns):
         ["SELU, median per call"] + [f"n = {k:,}" for k in ns],
         [[title(name, label)] + [fmt_seconds(results[name]["selu"][label]["timing"][
             str(k)]["median"]) for k in ns] for name, label in rows])
-    fastest = min(rows, key=lambda r: (
-        results[r[0]]["selu"][r[1]]["timing"][n]["median"]))
+    def median(row):
+        return results[row[0]]["selu"][row[1]]["timing"][n]["median"]
+    fastest = min(rows, key=median)
     report.text.update(n=f"{ns[-1]:,}", n_sci=f"10^{len(n) - 1}",
                        sizes=", ".join(f"{k:,}" for k in ns),
-                       selu_fastest=title(*fastest), selu_fastest_time=fmt_seconds(
-                           results[fastest[0]]["selu"][fastest[1]]["timing"][n]["median"]))
+                       selu_fastest=title(*fastest),
+                       selu_fastest_time=fmt_seconds(median(fastest)))
 
 
 def step_tables(report, results, steps, quick):
@@ -298,9 +299,10 @@ def figure(results, rows, n) -> Figure:
            f"steps; right: the first call with cold caches. jax.jit's SELU takes "
            f"{fmt_seconds(jit['timing'][str(n)]['median'])} per call, its first call "
            f"{fmt_seconds(jit['first'])}. The table below gives every number.")
+    versions = ", ".join(f"{TITLES[k]} {v['version']}" for k, v in results.items())
     return Figure(fig, alt, "Every framework on the same work: per call once warm "
                   "(left) and the first call (right). Missing marks: no such step "
-                  "(NumPy, Numba) or a compile that failed.")
+                  f"(NumPy, Numba) or a compile that failed. Versions: {versions}.")
 
 
 if __name__ == "__main__":

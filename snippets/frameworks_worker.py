@@ -60,6 +60,10 @@ def set_threads(name, threads):
         return {"intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
                 "inter_op": tf.config.threading.get_inter_op_parallelism_threads()}
     if name == "jax":  # no setting: XLA's CPU runtime sizes its own pool
+        import jax
+        if jax.config.jax_compilation_cache_dir:  # the page says first calls are cold
+            raise SystemExit("the page says JAX has no persistent compilation cache, "
+                             "but jax_compilation_cache_dir is set")
         return {"intra_op": None, "note": "XLA's default"}
     return {"intra_op": 1, "note": "ufuncs run on the calling thread"}
 
