@@ -186,7 +186,7 @@ def selu_tables(report, results, rows, ns):
                             f"selu_{s}_vs_jit": versus(t, jit)})
     report.tables["selu"] = markdown_table(
         ["SELU, n = " + f"{ns[-1]:,}", "per call, steady", "first call", "÷ jax.jit",
-         "max |diff| to jax.jit"], table)
+         "largest difference to jax.jit"], table)
     report.tables["selu_sizes"] = markdown_table(
         ["SELU, median per call"] + [f"n = {k:,}" for k in ns],
         [[title(name, label)] + [fmt_seconds(results[name]["selu"][label]["timing"][
