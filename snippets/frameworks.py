@@ -5,7 +5,8 @@ framework in a process of its own. The training step is the DeepONet chapter's: 
 network, loss and Adam, with weights, batch and constants handed over as NumPy arrays by
 `problem()`, so every framework starts from the same numbers.
 
-Run it to see every framework's SELU agree:  python snippets/frameworks.py
+Run it to see every framework's SELU agree:  python snippets/frameworks.py [--quick]
+(--quick: torch.compile with a backend that generates no C++, so it starts faster)
 """
 
 # --8<-- [start:constants]
@@ -282,10 +283,11 @@ SELU = {"numpy": numpy_selu, "numba": numba_selu, "torch": torch_selu,
         "tensorflow": tensorflow_selu, "jax": jax_selu}
 
 
-def demo(name):
+def demo(name, quick=False):
     """Every SELU of one framework on seven values."""
     x = np.linspace(-3, 3, 7, dtype=np.float32)
-    convert, variants = SELU[name]()
+    options = {"backend": "aot_eager"} if quick else {}  # quick: no C++ to compile
+    convert, variants = SELU[name](options) if name == "torch" else SELU[name]()
     for label, selu in variants.items():
         print(f"{name} {label}".ljust(42), np.asarray(selu(convert(x))).round(4))
 
@@ -294,9 +296,10 @@ if __name__ == "__main__":
     import subprocess
     import sys
 
+    quick = "--quick" in sys.argv
     if sys.argv[1:2] and sys.argv[1] in SELU:
-        demo(sys.argv[1])
+        demo(sys.argv[1], quick)
     else:  # each framework in a process of its own, as the benchmark runs them
         print("input".ljust(42), np.linspace(-3, 3, 7, dtype=np.float32))
         for name in SELU:
-            subprocess.run([sys.executable, __file__, name], check=True)
+            subprocess.run([sys.executable, __file__, name] + sys.argv[1:], check=True)
