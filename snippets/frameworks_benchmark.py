@@ -1,0 +1,309 @@
+"""SELU and a training step in NumPy, Numba, PyTorch, TensorFlow and JAX, side by side.
+
+    python snippets/frameworks_benchmark.py          # full size, for your machine
+    python snippets/frameworks_benchmark.py --quick  # small, cheaper torch.compile
+
+Each framework runs in a process of its own (frameworks_worker.py), one after another,
+with fresh compile caches; this process prepares the inputs, checks that the results
+agree with JAX's, and makes the tables and the figure.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+import frameworks as fw
+import frameworks_worker as worker
+from deeponet import DEFAULT, SMALL
+from measurement import (Figure, Report, Timing, fmt_ratio, fmt_ratio_range,
+                         fmt_seconds, fmt_timing, main, markdown_table)
+from selu import selu_jit
+
+FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
+TITLES = {"numpy": "NumPy", "numba": "Numba", "torch": "PyTorch",
+          "tensorflow": "TensorFlow", "jax": "JAX"}
+# Quick mode: one hidden layer of 8, so that the first calls (compiles) stay short.
+QUICK = replace(SMALL, width=8, depth=1, latent=8, batch_size=32)
+SELU_TOLERANCE = 1e-5  # largest |difference| to jax.jit's SELU (outputs reach about 5)
+LOSS_TOLERANCE = 1e-4  # relative, on each of the first steps' losses
+PARAM_TOLERANCE = 1e-5  # absolute, on every weight: 1/300 of one Adam step (3e-3)
+SLUGS = {"NumPy": "numpy", "@njit": "njit", "@njit(parallel=True)": "njit_parallel",
+         "eager": "eager", "torch.compile": "compile", "tf.function": "function",
+         "tf.function(jit_compile=True)": "xla", "jax.jit": "jit"}
+
+
+PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_", "numpy": "",
+          "numba": ""}
+
+
+def slug(name, label):
+    """A variant's name in text keys: torch_compile, tf_xla, jax_jit, njit ..."""
+    return PREFIX[name] + SLUGS[label]
+
+
+def prepare(folder, quick):
+    """What every worker reads: the DeepONet problem, and jax.jit's SELU outputs."""
+    p = fw.problem(QUICK if quick else DEFAULT)
+    arrays = {f"p{i}": a for i, a in enumerate(p.pop("params"))}
+    arrays.update({f"b{i}": a for i, a in enumerate(p.pop("batch"))})
+    np.savez(folder / "problem.npz", **arrays)
+    (folder / "problem.json").write_text(json.dumps(p))
+    np.savez(folder / "reference.npz", **{
+        str(n): np.asarray(selu_jit(worker.selu_input(n)))
+        for n in worker.sizes(quick)})
+
+
+def run_worker(name, folder, quick):
+    """One framework in a new process, with fresh caches; failing fails the build."""
+    caches = Path(tempfile.mkdtemp(prefix=f"cache-{name}-", dir=folder))
+    threads = str(len(os.sched_getaffinity(0)))
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(caches / "inductor"),
+           "NUMBA_CACHE_DIR": str(caches / "numba"), "OMP_NUM_THREADS": threads,
+           "NUMBA_NUM_THREADS": threads, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)  # JAX: no persistent cache
+    cmd = [sys.executable, str(Path(worker.__file__)), name, str(folder), "--threads",
+           threads] + (["--quick"] if quick else [])
+    start = time.perf_counter()
+    # subprocess.run keeps the worker in this process group: it dies with the build
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s", file=sys.stderr)
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.splitlines()[-15:])
+        raise SystemExit(f"frameworks_benchmark: {TITLES[name]} failed "
+                         f"(exit {done.returncode}):\n{tail}")
+    result = json.loads((folder / f"{name}.json").read_text())
+    return result, dict(np.load(folder / f"{name}.npz"))
+
+
+def check_agreement(results, params):
+    """SELU within SELU_TOLERANCE of jax.jit; steps within theirs."""
+    problems = []
+    for name, r in results.items():
+        for label, entry in r["selu"].items():
+            worst = max(entry["max_diff"].values())
+            if not worst <= SELU_TOLERANCE:
+                problems.append(
+                    f"{TITLES[name]} {label} SELU differs from jax.jit by {worst:.3g}")
+        for kind, variants in r["steps"].items():
+            ref = results["jax"]["steps"][kind]["jax.jit"]
+            for label, entry in variants.items():
+                if "error" in entry:
+                    continue
+                loss = max(abs(a - b) / abs(b)
+                           for a, b in zip(entry["losses"], ref["losses"]))
+                keys = [k for k in params["jax"] if k.startswith(f"{kind}|jax.jit|")]
+                weights = max(float(np.abs(params[name][k.replace("jax.jit", label)]
+                                           - params["jax"][k]).max()) for k in keys)
+                entry.update(loss_diff=loss, param_diff=weights)
+                if not (loss <= LOSS_TOLERANCE and weights <= PARAM_TOLERANCE):
+                    problems.append(
+                        f"{TITLES[name]} {label} {kind} step: losses differ by "
+                        f"{loss:.3g} (relative), weights by {weights:.3g}")
+    if problems:
+        raise SystemExit("frameworks_benchmark: results disagree with JAX's:\n" +
+                         "\n".join(problems))
+
+
+def timing(d):
+    return Timing(d["samples"], d["number"])
+
+
+def measure(quick: bool) -> Report:
+    """Run every framework in its own process; check agreement; tabulate."""
+    with tempfile.TemporaryDirectory(prefix="frameworks-") as tmp:
+        folder = Path(tmp)
+        prepare(folder, quick)
+        runs = {name: run_worker(name, folder, quick) for name in FRAMEWORKS}
+    results = {name: r for name, (r, _) in runs.items()}
+    check_agreement(results, {name: p for name, (_, p) in runs.items()})
+    report = Report()
+    report.data = {"results": results, "sizes": worker.sizes(quick),
+                   "tolerances": {"selu": SELU_TOLERANCE, "loss": LOSS_TOLERANCE,
+                                  "params": PARAM_TOLERANCE}}
+    rows = [(name, label) for name in FRAMEWORKS for label in results[name]["selu"]]
+    steps = [(name, label) for name, label in rows
+             if label in results[name]["steps"].get("data", {})]
+    selu_tables(report, results, rows, worker.sizes(quick))
+    step_tables(report, results, steps, quick)
+    setup_table(report, results, quick)
+    report.figures["overview"] = figure(results, rows, worker.sizes(quick)[-1])
+    report.tables["overview"] = overview_table(results, rows, worker.sizes(quick)[-1])
+    return report
+
+
+def overview_table(results, rows, n):
+    """The figure's numbers: medians once warm, and first calls."""
+    def cells(e, key):
+        if e is None:
+            return ["·", "·"]
+        if "error" in e:
+            return ["fails to compile", "·"]
+        t = e["timing"][key] if key else e["timing"]
+        return [fmt_seconds(t["median"]), fmt_seconds(e["first"])]
+    table = []
+    for name, label in rows:
+        steps = results[name]["steps"]
+        table.append([title(name, label)]
+                     + cells(results[name]["selu"][label], str(n))
+                     + cells(steps.get("physics", {}).get(label), None)
+                     + cells(steps.get("data", {}).get(label), None))
+    return markdown_table(
+        ["", f"SELU, n = {n:,}", "first call", "physics-informed step", "first call",
+         "data-only step", "first call"], table)
+
+
+def title(name, label):
+    return f"{TITLES[name]} {label}" if name not in ("numpy",) else "NumPy"
+
+
+def versus(t, ref):
+    """How `t` compares with jax.jit's `ref`, in words that hold either way."""
+    r = t.median / ref.median
+    return f"{fmt_ratio(r)} slower" if r >= 1 else f"{fmt_ratio(1 / r)} faster"
+
+
+def selu_tables(report, results, rows, ns):
+    n = str(ns[-1])
+    jit = timing(results["jax"]["selu"]["jax.jit"]["timing"][n])
+    table = []
+    for name, label in rows:
+        e = results[name]["selu"][label]
+        t = timing(e["timing"][n])
+        table.append([title(name, label), fmt_timing(t), fmt_seconds(e["first"]),
+                      "1" if label == "jax.jit" else fmt_ratio_range(t, jit),
+                      f"{max(e['max_diff'].values()):.1g}"])
+        s = slug(name, label)
+        report.text.update({f"selu_{s}": fmt_seconds(t.median),
+                            f"selu_first_{s}": fmt_seconds(e["first"]),
+                            f"selu_{s}_vs_jit": versus(t, jit)})
+    report.tables["selu"] = markdown_table(
+        ["SELU, n = " + f"{ns[-1]:,}", "per call, steady", "first call", "÷ jax.jit",
+         "largest difference to jax.jit"], table)
+    report.tables["selu_sizes"] = markdown_table(
+        ["SELU, median per call"] + [f"n = {k:,}" for k in ns],
+        [[title(name, label)] + [fmt_seconds(results[name]["selu"][label]["timing"][
+            str(k)]["median"]) for k in ns] for name, label in rows])
+    def median(row):
+        return results[row[0]]["selu"][row[1]]["timing"][n]["median"]
+    fastest = min(rows, key=median)
+    report.text.update(n=f"{ns[-1]:,}", n_sci=f"10^{len(n) - 1}",
+                       sizes=", ".join(f"{k:,}" for k in ns),
+                       selu_fastest=title(*fastest),
+                       selu_fastest_time=fmt_seconds(median(fastest)))
+
+
+def step_tables(report, results, steps, quick):
+    table, agree = [], []
+    jits = {k: timing(results["jax"]["steps"][k]["jax.jit"]["timing"]) for k in
+            ("physics", "data")}
+    for name, label in steps:
+        cells = [title(name, label)]
+        for kind in ("physics", "data"):
+            e = results[name]["steps"][kind][label]
+            if "error" in e:
+                cells += ["fails to compile (below)", "·", "·"]
+                report.text["torch_compile_error"] = e["error"].splitlines()[0][:300]
+                continue
+            t, s = timing(e["timing"]), slug(name, label)
+            cells += [fmt_timing(t), fmt_seconds(e["first"]),
+                      "1" if label == "jax.jit" else fmt_ratio_range(t, jits[kind])]
+            key = "pi" if kind == "physics" else "data"
+            report.text.update({f"{key}_{s}": fmt_seconds(t.median),
+                                f"{key}_first_{s}": fmt_seconds(e["first"]),
+                                f"{key}_{s}_vs_jit": versus(t, jits[kind])})
+        table.append(cells)
+        agree.append([title(name, label)] + [
+            "·" if "error" in e else f"{e['loss_diff']:.1g} / {e['param_diff']:.1g}"
+            for e in (results[name]["steps"][k][label] for k in ("physics", "data"))])
+    report.tables["steps"] = markdown_table(
+        ["training step", "physics-informed, steady", "first call", "÷ jax.jit",
+         "data only, steady", "first call", "÷ jax.jit"], table)
+    report.tables["agreement"] = markdown_table(
+        ["after 3 steps: loss (relative) / weights (absolute) diff. to jax.jit",
+         "physics-informed", "data only"], agree)
+    config = QUICK if quick else DEFAULT
+    report.text.update(batch=f"{config.batch_size:,}", width=str(config.width),
+                       depth=str(config.depth), steps=str(worker.AGREEMENT_STEPS))
+    for kind, key in (("physics", "pi"), ("data", "data")):
+        done = [r for r in steps if "timing" in results[r[0]]["steps"][kind][r[1]]]
+        best = min(done, key=lambda r: (
+            results[r[0]]["steps"][kind][r[1]]["timing"]["median"]))
+        report.text[f"{key}_fastest"] = title(*best)
+
+
+def setup_table(report, results, quick):
+    table = []
+    for name in FRAMEWORKS:
+        r = results[name]
+        th = r["threads"]
+        threads = ", ".join(filter(None, [
+            f"intra-op {th['intra_op']}" if th.get("intra_op") else None,
+            f"inter-op {th['inter_op']}" if th.get("inter_op") else None,
+            f"layer {th['layer']}" if th.get("layer") else None, th.get("note")]))
+        table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads])
+        report.text[f"import_{name}"] = fmt_seconds(r["import_s"])
+        report.text[f"version_{name}"] = r["version"]
+    report.tables["setup"] = markdown_table(
+        ["framework", "version", "import", "threads"], table)
+    report.text["versions"] = " · ".join(f"{TITLES[n]} {results[n]['version']}"
+                                         for n in FRAMEWORKS)
+    report.text["torch_compile_backend"] = (
+        "aot_eager (quick mode: no C++ generated)" if quick
+        else "inductor (the default: generated C++)")
+
+
+def figure(results, rows, n) -> Figure:
+    import matplotlib.pyplot as plt
+
+    fig, (steady, first) = plt.subplots(1, 2, figsize=(7.6, 4.6), sharey=True)
+    labels = [title(*r) for r in rows][::-1]
+    marks = (("selu", "o", f"SELU, n = {n:,}"),
+             ("physics", "^", "physics-informed step"), ("data", "s", "data-only step"))
+    for y, (name, label) in enumerate(rows[::-1]):
+        r = results[name]
+        for i, (kind, marker, text) in enumerate(marks):
+            e = (r["selu"] if kind == "selu" else r["steps"].get(kind, {})).get(label)
+            if e is None or "error" in e:
+                continue
+            t = e["timing"][str(n)] if kind == "selu" else e["timing"]
+            err = [[t["median"] - t["q1"]], [t["q3"] - t["median"]]]
+            steady.errorbar(t["median"], y, xerr=err, fmt=marker, color=f"C{i}",
+                            label=text)
+            first.plot(e["first"], y, marker, color=f"C{i}")
+        if "error" in r["steps"].get("physics", {}).get(label, {}):
+            steady.text(0.98, y + 0.3, "physics-informed: fails", ha="right",
+                        va="center", fontsize=7, transform=steady.get_yaxis_transform())
+        if y and rows[::-1][y - 1][0] != name:  # a line between frameworks
+            for ax in (steady, first):
+                ax.axhline(y - 0.5, color="0.6", linewidth=0.6)
+    for ax, what in ((steady, "per call, steady state (median, IQR)"),
+                     (first, "first call, cold caches")):
+        ax.set_xscale("log")
+        ax.set_xlabel(f"seconds, {what}", fontsize=8)
+    steady.set_yticks(range(len(labels)), labels, fontsize=8)
+    handles, names = steady.get_legend_handles_labels()
+    unique = dict(zip(names, handles))
+    fig.legend(unique.values(), unique.keys(), loc="upper center", ncol=3, fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.93))
+    jit = results["jax"]["selu"]["jax.jit"]
+    alt = (f"Two dot plots on log scales, one row per framework and mode. Left: "
+           f"seconds per call after warm-up for SELU at n = {n:,} and for two training "
+           f"steps; right: the first call with cold caches. jax.jit's SELU takes "
+           f"{fmt_seconds(jit['timing'][str(n)]['median'])} per call, its first call "
+           f"{fmt_seconds(jit['first'])}. The table below gives every number.")
+    versions = ", ".join(f"{TITLES[k]} {v['version']}" for k, v in results.items())
+    return Figure(fig, alt, "Every framework on the same work: per call once warm "
+                  "(left) and the first call (right). Missing marks: no such step "
+                  f"(NumPy, Numba) or a compile that failed. Versions: {versions}.")
+
+
+if __name__ == "__main__":
+    main(measure)

@@ -1,0 +1,191 @@
+"""Measure one framework in a process of its own (frameworks_benchmark.py starts it).
+
+    python frameworks_worker.py FRAMEWORK FOLDER [--quick] [--threads N]
+
+FOLDER holds what the benchmark prepared (problem.npz, problem.json, reference.npz); the
+worker writes FRAMEWORK.json (timings, first calls, agreement) and FRAMEWORK.npz (the
+parameters after a few training steps) there. It imports no other framework.
+"""
+
+import time
+
+_start = time.perf_counter()
+import numpy as np  # noqa: E402  (timed: NumPy's own import)
+
+NUMPY_IMPORT_S = time.perf_counter() - _start
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import frameworks as fw  # noqa: E402
+from measurement import stopwatch, time_calls  # noqa: E402
+
+MODULES = {"numpy": "numpy", "numba": "numba", "torch": "torch",
+           "tensorflow": "tensorflow", "jax": "jax"}
+AGREEMENT_STEPS = 3  # steps from the same weights before the parameters are compared
+# torch.compile fails on a gradient of a gradient (create_graph=True): the page shows
+# the message, and if it ever succeeds the build says so (see check_expected).
+EXPECTED_FAILURES = {("torch", "physics", "torch.compile")}
+
+
+def sizes(quick):
+    """SELU's input sizes; the last is the headline size."""
+    return [10**3, 10**4, 10**5] if quick else [10**4, 10**5, 10**6]
+
+
+def selu_input(n):
+    """Standard normal float32 values (NumPy's generator, seed 0): both branches run."""
+    return np.random.default_rng(0).standard_normal(n, dtype=np.float32)
+
+
+def set_threads(name, threads):
+    """Fix the intra-op threads where the framework has a setting; say what holds."""
+    if name == "numba":
+        import numba
+        numba.set_num_threads(threads)
+        return {"intra_op": numba.get_num_threads(), "note": "parallel=True only"}
+    if name == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        torch.set_num_interop_threads(1)
+        return {"intra_op": torch.get_num_threads(),
+                "inter_op": torch.get_num_interop_threads()}
+    if name == "tensorflow":
+        import tensorflow as tf
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+        return {"intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
+                "inter_op": tf.config.threading.get_inter_op_parallelism_threads()}
+    if name == "jax":  # no setting: XLA's CPU runtime sizes its own pool
+        import jax
+        if jax.config.jax_compilation_cache_dir:  # the page says first calls are cold
+            raise SystemExit("the page says JAX has no persistent compilation cache, "
+                             "but jax_compilation_cache_dir is set")
+        return {"intra_op": None, "note": "XLA's default"}
+    return {"intra_op": 1, "note": "ufuncs run on the calling thread"}
+
+
+def selu_builder(name, quick):
+    if name == "torch":  # quick mode: no C++ generation, a cheaper backend
+        return fw.torch_selu({"backend": "aot_eager"} if quick else {})
+    return fw.SELU[name]()
+
+
+def measure_selu(name, folder, quick):
+    convert, variants = selu_builder(name, quick)
+    reference = np.load(folder / "reference.npz")
+    ns = sizes(quick)
+    inputs = {n: convert(selu_input(n)) for n in ns}
+    result = {label: {"first": None, "max_diff": {}} for label in variants}
+    for label, selu in variants.items():  # first calls, at the headline size, cold
+        result[label]["first"], _ = stopwatch(lambda: selu(inputs[ns[-1]]))
+    for label, selu in variants.items():
+        for n in ns:
+            out = np.asarray(selu(inputs[n]))
+            diff = np.abs(out - reference[str(n)]).max()
+            result[label]["max_diff"][str(n)] = float(diff)
+    calls = {(label, n): (lambda f=selu, x=inputs[n]: f(x))
+             for label, selu in variants.items() for n in ns}
+    repeats, min_sample = (5, 0.002) if quick else (15, 0.01)
+    timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
+    for (label, n), timing in timed.items():
+        result[label].setdefault("timing", {})[str(n)] = timing.as_dict()
+    return result
+
+
+def step_builders(name, problem, quick):
+    """(loss kind, variant) -> a function that builds the step: (run, params)."""
+    torch_options = {"backend": "aot_eager"} if quick else {}
+    per_kind = {
+        "torch": lambda physics: {
+            "eager": lambda: fw.torch_step(problem, physics),
+            "torch.compile": lambda: fw.torch_step(problem, physics, torch_options)},
+        "tensorflow": lambda physics: {
+            "eager": lambda: fw.tensorflow_step(problem, physics),
+            "tf.function": lambda: fw.tensorflow_step(problem, physics, {}),
+            "tf.function(jit_compile=True)":
+                lambda: fw.tensorflow_step(problem, physics, {"jit_compile": True})},
+        "jax": lambda physics: {
+            "eager": lambda: fw.jax_step(problem, physics, jit=False),
+            "jax.jit": lambda: fw.jax_step(problem, physics, jit=True)},
+    }
+    if name not in per_kind:
+        return {}
+    return {(kind, label): build for kind in ("physics", "data")
+            for label, build in per_kind[name](kind == "physics").items()}
+
+
+def measure_steps(name, folder, quick, params_out):
+    problem = dict(np.load(folder / "problem.npz"))
+    problem = {**json.loads((folder / "problem.json").read_text()),
+               "params": [problem[f"p{i}"] for i in range(len(problem) - 7)],
+               "batch": [problem[f"b{i}"] for i in range(7)]}
+    result, runs = {}, {}
+    for (kind, label), build in step_builders(name, problem, quick).items():
+        entry = result.setdefault(kind, {}).setdefault(label, {})
+        try:
+            run, params = build()
+            entry["first"], loss = stopwatch(run)  # cold: the first step compiles
+        except Exception as error:  # shown when expected, else check_expected fails
+            entry["error"] = f"{type(error).__name__}: {error}".strip()
+            continue
+        entry["losses"] = [loss] + [run() for _ in range(AGREEMENT_STEPS - 1)]
+        for i, array in enumerate(params()):
+            params_out[f"{kind}|{label}|{i}"] = np.array(array)  # a copy: steps go on
+        runs[kind, label] = run
+    repeats = 3 if quick else 7
+    timed = time_calls(runs, repeats=repeats, warmup=1,
+                       min_sample_s=0.002 if quick else 0.01)
+    for (kind, label), timing in timed.items():
+        result[kind][label]["timing"] = timing.as_dict()
+    return result
+
+
+def check_expected(name, steps):
+    """Fail where a step failed unexpectedly, or ran where the page says it fails."""
+    for kind, variants in steps.items():
+        for label, entry in variants.items():
+            expected = (name, kind, label) in EXPECTED_FAILURES
+            if "error" in entry and not expected:
+                raise SystemExit(
+                    f"{name} {label}: the {kind} step failed: {entry['error']}")
+            if expected and "error" not in entry:
+                raise SystemExit(
+                    f"docs/frameworks.md says {label} fails on the {kind} step, but "
+                    f"this {name} compiled it: update the page and EXPECTED_FAILURES")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("framework", choices=sorted(MODULES), nargs="?")
+    parser.add_argument("folder", type=Path, nargs="?")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    args = parser.parse_args()
+    if args.framework is None or args.folder is None:  # run alone: nothing prepared
+        print("frameworks_benchmark.py runs this worker once per framework; run that.")
+        return
+    name = args.framework
+    start = time.perf_counter()
+    module = importlib.import_module(MODULES[name])
+    import_s = NUMPY_IMPORT_S if name == "numpy" else time.perf_counter() - start
+    threads = set_threads(name, args.threads)
+    seconds, selu = stopwatch(lambda: measure_selu(name, args.folder, args.quick))
+    params_out = {}
+    seconds_steps, steps = stopwatch(
+        lambda: measure_steps(name, args.folder, args.quick, params_out))
+    check_expected(name, steps)
+    if name == "numba":  # known only once a parallel function has run
+        threads["layer"] = module.threading_layer()
+    result = {"version": module.__version__, "import_s": import_s, "threads": threads,
+              "selu": selu, "steps": steps,
+              "seconds": {"selu": seconds, "steps": seconds_steps}}  # the time budget
+    (args.folder / f"{name}.json").write_text(json.dumps(result))
+    np.savez(args.folder / f"{name}.npz", **params_out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""snippets/frameworks.py: every framework computes the same SELU and the same training step.
+
+The compiled variants of PyTorch and TensorFlow are left to the build (frameworks_benchmark
+checks every variant and fails on disagreement): compiling them here would cost seconds each.
+"""
+
+import numpy as np
+import pytest
+
+import frameworks as fw
+from deeponet import PIDeepONet
+from frameworks_benchmark import QUICK  # one small hidden layer: quick compiles
+from frameworks_worker import selu_input
+
+STEPS = 3
+
+
+@pytest.fixture(scope="module")
+def x():
+    return selu_input(1000)
+
+
+@pytest.fixture(scope="module")
+def reference(x):
+    _, variants = fw.jax_selu()
+    return np.asarray(variants["jax.jit"](x))
+
+
+@pytest.mark.parametrize("name", ["numpy", "numba", "torch", "tensorflow", "jax"])
+def test_each_frameworks_selu_agrees_with_jax(name, x, reference):
+    convert, variants = fw.SELU[name]()
+    for label, selu in variants.items():
+        if label == "torch.compile":
+            continue
+        out = np.asarray(selu(convert(x)))
+        assert out.dtype == np.float32, label
+        np.testing.assert_allclose(out, reference, rtol=0, atol=1e-5, err_msg=label)
+
+
+def test_selu_takes_both_branches(x, reference):
+    assert (x > 0).any() and (x < 0).any()
+    assert reference.min() > -1.05 * 1.67  # the negative branch saturates at -lambda * alpha
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return fw.problem(QUICK)
+
+
+def steps(build):
+    run, params = build()
+    losses = [run() for _ in range(STEPS)]
+    return losses, [np.array(a) for a in params()]
+
+
+@pytest.fixture(scope="module")
+def jax_steps(problem):
+    return {physics: steps(lambda: fw.jax_step(problem, physics, jit=True))
+            for physics in (True, False)}
+
+
+@pytest.mark.parametrize("physics", [True, False], ids=["physics", "data"])
+@pytest.mark.parametrize("variant", ["torch eager", "tensorflow eager"])
+def test_training_step_agrees_with_jax_after_a_few_steps(variant, physics, problem, jax_steps):
+    build = {"torch eager": lambda: fw.torch_step(problem, physics),
+             "tensorflow eager": lambda: fw.tensorflow_step(problem, physics)}[variant]
+    losses, params = steps(build)
+    ref_losses, ref_params = jax_steps[physics]
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-4)
+    assert losses[-1] < losses[0], "three Adam steps on one batch lower its loss"
+    for a, b in zip(params, ref_params):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)
+
+
+def test_the_physics_loss_adds_terms_to_the_data_loss(jax_steps, problem):
+    (physics_losses, _), (data_losses, _) = jax_steps[True], jax_steps[False]
+    assert physics_losses[0] > problem["ics_weight"] * data_losses[0]
+
+
+def test_problem_hands_over_the_deeponet_weights(problem):
+    branch, trunk = PIDeepONet(QUICK).params
+    assert len(problem["params"]) == 2 * (len(branch) + len(trunk))
+    np.testing.assert_array_equal(problem["params"][0], np.asarray(branch[0][0]))
+    assert all(a.dtype == np.float32 for a in problem["params"] + problem["batch"])

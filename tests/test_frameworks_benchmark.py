@@ -1,0 +1,59 @@
+"""snippets/frameworks_benchmark.py: what the quick build measured, and what it checked."""
+
+from project import QUICK_RESULTS, quick_results
+
+FOLDER = QUICK_RESULTS / "frameworks_benchmark"
+FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
+
+
+def test_every_framework_ran_and_every_variant_has_numbers(built_site):
+    results = quick_results("frameworks_benchmark")
+    assert results["tables"] == ["agreement", "overview", "selu", "selu_sizes", "setup",
+                                 "steps"]
+    assert set(results["figures"]) == {"overview"}
+    runs = results["data"]["results"]
+    assert set(runs) == set(FRAMEWORKS)
+    for name, run in runs.items():
+        assert run["version"] and run["import_s"] > 0, name
+        for label, entry in run["selu"].items():
+            assert entry["first"] > 0 and len(entry["timing"]) == 3, (name, label)
+    assert set(runs["jax"]["selu"]) == {"eager", "jax.jit"}
+    assert set(runs["tensorflow"]["steps"]["physics"]) == {
+        "eager", "tf.function", "tf.function(jit_compile=True)"}
+    assert not runs["numpy"]["steps"] and not runs["numba"]["steps"]
+
+
+def test_results_agree_within_the_stated_tolerances(built_site):
+    data = quick_results("frameworks_benchmark")["data"]
+    tol = data["tolerances"]
+    for name, run in data["results"].items():
+        for label, entry in run["selu"].items():
+            assert max(entry["max_diff"].values()) <= tol["selu"], (name, label)
+        for kind, variants in run["steps"].items():
+            for label, entry in variants.items():
+                if "error" in entry:
+                    continue
+                assert entry["loss_diff"] <= tol["loss"], (name, label, kind)
+                assert entry["param_diff"] <= tol["params"], (name, label, kind)
+
+
+def test_torch_compile_fails_on_the_second_derivative_and_the_page_shows_it(built_site):
+    results = quick_results("frameworks_benchmark")
+    entry = results["data"]["results"]["torch"]["steps"]["physics"]["torch.compile"]
+    assert entry["error"].startswith("RuntimeError: ")
+    assert entry["error"].startswith(results["text"]["torch_compile_error"])
+    assert "timing" in results["data"]["results"]["torch"]["steps"]["data"]["torch.compile"]
+
+
+def test_text_keys_the_pages_quote(built_site):
+    text = quick_results("frameworks_benchmark")["text"]
+    for key in ("selu_jax_jit", "selu_torch_compile_vs_jit", "pi_jax_jit", "pi_torch_eager",
+                "pi_torch_eager_vs_jit", "pi_tf_xla_vs_jit", "data_torch_compile", "versions",
+                "selu_fastest", "pi_fastest", "torch_compile_backend"):
+        assert text[key], key
+    assert "aot_eager" in text["torch_compile_backend"]  # quick mode says it is cheaper
+
+
+def test_a_readers_run_prints_the_selu_and_step_tables(built_site):
+    stdout = (FOLDER / "stdout.txt").read_text()
+    assert "SELU" in stdout and "training step" in stdout
