@@ -1,11 +1,11 @@
 """The PI-DeepONet training step measured: jitted against the same code run op by op.
 
-    python snippets/deeponet_benchmark.py            # full size: the tables for your machine
-    python snippets/deeponet_benchmark.py --quick    # small sizes, fewer repeats
+    python snippets/deeponet_benchmark.py           # full size: your machine's tables
+    python snippets/deeponet_benchmark.py --quick   # small sizes, fewer repeats
 
-Times the step over batch sizes and at the original paper's network size, splits the first
-call, captures what JAX says about two mistakes, and trains briefly against the exact
-solution. deeponet_report.py turns the numbers into the page's tables and figures.
+Times the step over batch sizes and at the original paper's network size, splits the
+first call, captures what JAX says about two mistakes, and trains briefly against the
+exact solution. deeponet_report.py turns the numbers into the page's tables and figures.
 """
 
 # --8<-- [start:imports]
@@ -49,14 +49,14 @@ class DocumentationMismatch(RuntimeError):
 
 # --8<-- [start:eager_step]
 def eager_step(model):
-    """The step's own Python function, before jit wrapped it: the same code, op by op."""
+    """The step's own Python function, before jit wrapped it: the same code, op by op"""
     return partial(PIDeepONet.step.__wrapped__, model)
 # --8<-- [end:eager_step]
 
 
 # --8<-- [start:count_compilations]
 class CompileCounter:
-    """XLA compilations while the block runs, by name ("jit(step)": 1), and their seconds."""
+    """XLA compilations while the block runs, by name ("jit(step)": 1), and seconds."""
 
     def __enter__(self):
         self.names, self.seconds = collections.Counter(), 0.0
@@ -98,14 +98,15 @@ def time_steps(model, batches, repeats=9, min_sample_s=0.02):
         call()                   # op by op, for these shapes
     calls_made.clear()
     with CompileCounter() as compiles:
-        timings = time_calls(calls, repeats=repeats, warmup=0, min_sample_s=min_sample_s)
+        timings = time_calls(calls, repeats=repeats, warmup=0,
+                             min_sample_s=min_sample_s)
     return timings, compiles, calls_made
 # --8<-- [end:timed_steps]
 
 
 # --8<-- [start:first_call]
 def first_call_stages(model, opt_state, batches, compiler_options=None):
-    """The jitted step's first call stage by stage, and its second execution (seconds)."""
+    """The jitted step's first call stage by stage, and its second execution (s)."""
     t0 = time.perf_counter()
     traced = PIDeepONet.step.trace(model, 0, opt_state, *batches)  # self is static
     lowered = traced.lower()  # jaxpr -> StableHLO
@@ -130,19 +131,19 @@ def steps_at(model, functions, batch_size, s):
     batches = make_batches(jax.random.key(10 + batch_size), functions, batch_size)
     timings, compiles, calls = time_steps(model, batches, s["repeats"], s["min_sample"])
     if compiles.names["jit(step)"]:
-        raise DocumentationMismatch("the page says one compiled step serves every Python "
-                                    f"int i; this JAX compiled {compiles.names}")
+        raise DocumentationMismatch("the page says one compiled step serves every "
+                                    f"Python int i; this JAX compiled {compiles.names}")
     if compiles.names["jit(integer_pow)"] != calls["eager"]:
         raise DocumentationMismatch(
-            "the page says the un-jitted step compiles Adam's b1 ** (i + 1) once per new "
-            f"i: {calls['eager']} calls compiled {compiles.names}")
+            "the page says the un-jitted step compiles Adam's b1 ** (i + 1) once per "
+            f"new i: {calls['eager']} calls compiled {compiles.names}")
     return {"batch_size": batch_size, "calls": dict(calls),
             "compile_s_per_eager_call": compiles.seconds / calls["eager"],
             **{k: t for k, t in timings.items()}}
 
 
 def first_calls(model, functions, batch_size):
-    """Both first calls from cold caches, the jitted one also compiled without YNNPACK."""
+    """Both first calls from cold caches; the jitted one also without YNNPACK."""
     jax.clear_caches()  # nothing compiled so far counts: both first calls start cold
     batches = make_batches(jax.random.key(10 + batch_size), functions, batch_size)
     state = model.opt_state
@@ -157,7 +158,7 @@ def first_calls(model, functions, batch_size):
             "the page says XLA:CPU puts YNNPACK fusions in the compiled step, and none "
             f"without them; this jaxlib: {result['first']['ynn_fusions']} and "
             f"{result['no_ynn']['ynn_fusions']}")
-    with CompileCounter() as compiles:  # op by op, each primitive compiles for its shapes
+    with CompileCounter() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
         result["eager_first"] = time.perf_counter() - start
@@ -196,13 +197,13 @@ def both_forms_agree(config, batches):
               for cls in (PIDeepONet, PIDeepONetFactoryForm)]
     same = all(bool((a == b).all()) for a, b in zip(*map(jax.tree.leaves, states)))
     if not same:
-        raise DocumentationMismatch("the page says both decorator forms compile the same "
-                                    "step; their results differ")
+        raise DocumentationMismatch("the page says both decorator forms compile the "
+                                    "same step; their results differ")
     return same
 
 
 def no_static_error(model, batches):
-    """The message of the seed's step jitted without static_argnums, as JAX raises it."""
+    """The message of the seed's step jitted without static_argnums, as JAX says it."""
     try:
         # --8<-- [start:no_static]
         step = jax.jit(PIDeepONet.step.__wrapped__)  # no static_argnums: self is traced
@@ -219,7 +220,7 @@ def no_static_error(model, batches):
 
 
 def donation_warning(model, batches):
-    """The warning when the donated arguments match no output, and what became of them."""
+    """The warning when donated arguments match no output, and what became of them."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # --8<-- [start:donate_batches]
@@ -236,7 +237,7 @@ def donation_warning(model, batches):
 
 
 def measure(quick: bool) -> Report:
-    """Time the PI-DeepONet step jitted and op by op; train briefly; check the result."""
+    """Time the PI-DeepONet step jitted and op by op; train briefly; check it."""
     s = settings(quick)
     config = s["config"]
     train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
@@ -261,14 +262,15 @@ def measure(quick: bool) -> Report:
     report_scaling(report, runs, original, config)
     report_first_call(report, first, runs[sizes.index(config.batch_size)])
     train_and_check(report, model, functions, test_key, loop_key, 10 if quick else 20)
-    report.text.update(no_static_error=no_static, donation_warning=warning,
-                       donated_batches_deleted="deleted" if donated_deleted else "intact")
+    report.text.update(
+        no_static_error=no_static, donation_warning=warning,
+        donated_batches_deleted="deleted" if donated_deleted else "intact")
     report.data.update(forms_agree=forms_agree, donated_batches_deleted=donated_deleted)
     return report
 
 
 def train_and_check(report, model, functions, test_key, loop_key, log_every):
-    """Train the chapter's run, then compare with the exact solution on held-out inputs."""
+    """Train the chapter's run; compare with the exact solution on held-out inputs."""
     config = model.config
     start = time.perf_counter()
     log = model.train(loop_key, functions, config.steps, log_every=log_every)

@@ -24,9 +24,12 @@ def report_scaling(report, runs, original, config):
     """The step over batch sizes: table, figure and the numbers the prose quotes."""
     rows = []
     for m in runs + ([original] if original else []):
-        label = f"{m['batch_size']:,}" + (" (the paper's network)" if m is original else "")
+        label = f"{m['batch_size']:,}"
+        if m is original:
+            label += " (the paper's network)"
         rows.append([label, fmt_timing(m["jit"]), fmt_timing(m["eager"]),
-                     fmt_ratio_range(m["eager"], m["jit"]), fmt_timing(m["eager_same_i"]),
+                     fmt_ratio_range(m["eager"], m["jit"]),
+                     fmt_timing(m["eager_same_i"]),
                      fmt_ratio_range(m["eager_same_i"], m["jit"])])
     report.tables["step_time"] = markdown_table(
         ["points per loss term", "jitted step", "un-jitted step", "un-jitted / jitted",
@@ -93,8 +96,9 @@ def scaling_figure(runs, original):
                     label=label)
         if original:
             o_mid = original[key].median / original["jit"].median
-            ax.plot([original["batch_size"]], [o_mid], marker=marker, linestyle="none",
-                    markersize=9, markerfacecolor="none", color=ax.lines[-1].get_color())
+            ax.plot([original["batch_size"]], [o_mid], marker=marker,
+                    linestyle="none", markersize=9, markerfacecolor="none",
+                    color=ax.lines[-1].get_color())
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("points per loss term (batch size)")
@@ -102,16 +106,18 @@ def scaling_figure(runs, original):
     ax.set_title("PI-DeepONet training step: how much faster with jit")
     ax.legend(fontsize=8)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    ratios = {key: [m[key].median / m["jit"].median for m in runs] for key, _ in VARIANTS}
-    alt = ("Log-log plot of the un-jitted step time divided by the jitted one against the "
-           f"batch size, {sizes_text(sizes)} points per loss term. With a Python int i "
+    ratios = {key: [m[key].median / m["jit"].median for m in runs]
+              for key, _ in VARIANTS}
+    alt = ("Log-log plot of the un-jitted step time divided by the jitted one against "
+           f"the batch size, {sizes_text(sizes)} points per loss term. With a Python "
+           "int i "
            "the ratio goes " + ", ".join(fmt_ratio(r) for r in ratios["eager"])
            + "; with the same i every call " + ", ".join(fmt_ratio(r) for r in
                                                  ratios["eager_same_i"]) + ".")
     caption = ("Ratio of medians; bars span both interquartile ranges.")
     if original:
-        alt += (f" Hollow markers: the paper's network size at {original['batch_size']:,}"
-                " points, " + " and ".join(
+        alt += (" Hollow markers: the paper's network size at "
+                f"{original['batch_size']:,} points, " + " and ".join(
                     fmt_ratio(original[key].median / original["jit"].median)
                     for key, _ in VARIANTS) + ".")
         caption += " Hollow markers: the paper's network size."
@@ -119,7 +125,7 @@ def scaling_figure(runs, original):
 
 
 def break_even(first, train):
-    """Steps after which jit is ahead: on its compile cost alone, and from a cold start."""
+    """Steps after which jit is ahead: on its compile cost alone, from a cold start."""
     saving = train["eager"].median - train["jit"].median
     jit_first = sum(first["first"][k] for k in
                     ("trace_and_lower", "compile", "first_execution"))
@@ -141,7 +147,8 @@ def report_first_call(report, first, train):
     f, no = first["first"], first["no_ynn"]
     report.tables["first_call"] = markdown_table(
         [f"batch of {train['batch_size']:,} points per loss term", "time"],
-        [["trace and lower (Python → jaxpr → StableHLO)", fmt_seconds(f["trace_and_lower"])],
+        [["trace and lower (Python → jaxpr → StableHLO)",
+          fmt_seconds(f["trace_and_lower"])],
          ["XLA compile", fmt_seconds(f["compile"])],
          [f"first execution (builds {f['ynn_fusions']} YNNPACK runtimes)",
           fmt_seconds(f["first_execution"])],
@@ -149,7 +156,8 @@ def report_first_call(report, first, train):
          ["second execution", fmt_seconds(f["second_execution"])],
          ["steady jitted step (median)", fmt_seconds(train["jit"].median)],
          ["compiled without YNNPACK fusions: first, second execution",
-          f"{fmt_seconds(no['first_execution'])}, {fmt_seconds(no['second_execution'])}"],
+          fmt_seconds(no["first_execution"]) + ", "
+          + fmt_seconds(no["second_execution"])],
          [f"first un-jitted step ({first['eager_first_compiles']} compilations)",
           fmt_seconds(first["eager_first"])],
          ["steady un-jitted step (median)", fmt_seconds(train["eager"].median)],
@@ -157,11 +165,10 @@ def report_first_call(report, first, train):
          ["steps until jit is ahead, first calls included", fmt_steps(cold)]])
     a = first["agreement"]
     report.data["agreement"] = a
-    report.data["first_call"] = {**f, "no_ynn": no, "jit_first": jit_first,
-                                 "repay_compile_steps": repay, "cold_start_steps": cold,
-                                 "eager_first": first["eager_first"],
-                                 "eager_first_compiles": first["eager_first_compiles"],
-                                 "eager_first_compile_s": first["eager_first_compile_s"]}
+    report.data["first_call"] = {
+        **f, "no_ynn": no, "jit_first": jit_first, "repay_compile_steps": repay,
+        "cold_start_steps": cold, **{k: first[k] for k in (
+            "eager_first", "eager_first_compiles", "eager_first_compile_s")}}
     report.text.update(
         max_difference=f"{a['max_difference']:.1e}", max_step=f"{a['max_step']:.1e}",
         trace_and_lower=fmt_seconds(f["trace_and_lower"]),
@@ -219,9 +226,9 @@ def loss_figure(log):
     first, last = log[0], log[-1]
     alt = (f"Log-scale plot of the three loss terms over {last['step']:,} training "
            f"steps: initial condition from {first['ics']:.2g} to {last['ics']:.2g}, "
-           f"periodic boundary from {first['bcs']:.2g} to {last['bcs']:.2g}, PDE residual "
-           f"from {first['res']:.2g} to {last['res']:.2g}. The curves are noisy because "
-           "each point is measured on that step's random batch.")
+           f"periodic boundary from {first['bcs']:.2g} to {last['bcs']:.2g}, PDE "
+           f"residual from {first['res']:.2g} to {last['res']:.2g}. The curves are "
+           "noisy because each point is measured on that step's random batch.")
     return Figure(fig, alt, "Each term of the loss, on the batch of that step.")
 
 
@@ -248,8 +255,9 @@ def report_prediction(report, errors, t, x, predicted, exact):
     ax.set_title(f"Held-out input {example}: network (dashed), exact solution (solid)")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    alt = ("Four pairs of curves of s against x, at t = " + ", ".join(r[0] for r in rows)
-           + f", for held-out input {example} (relative L2 error {errors[example]:.1%} "
+    alt = ("Four pairs of curves of s against x, at t = "
+           + ", ".join(r[0] for r in rows) + f", for held-out input {example} "
+           f"(relative L2 error {errors[example]:.1%} "
            "over the whole grid): the exact solution flattens as it diffuses; the "
            "network's dashed curves have relative L2 errors of "
            + ", ".join(f"{r[3]} at t = {r[0]}" for r in rows) + ".")
