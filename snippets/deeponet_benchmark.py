@@ -35,8 +35,8 @@ from measurement import Report, main
 ORIGINAL = replace(DEFAULT, width=100, depth=6, latent=100, n_sensors=101)
 
 
-# The decorator forms, the error and the warning depend on no size: a tiny model compiles
-# fastest.
+# The decorator forms, the error and the warning depend on no size: a tiny model
+# compiles fastest.
 TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=16, n_functions=8)
 
 
