@@ -30,7 +30,7 @@ def optax_step(params, opt_state, ics_batch, bcs_batch, res_batch):
 
 
 def compare(config, n_steps=3, seed=0):
-    """Both optimizers from the same start on the same batches: the largest difference."""
+    """Both optimizers from one start on the same batches: the largest difference."""
     import numpy as np
 
     from deeponet import PIDeepONet, make_batches, random_functions
