@@ -37,7 +37,7 @@ ORIGINAL = replace(DEFAULT, width=100, depth=6, latent=100, n_sensors=101)
 
 # The decorator forms, the error and the warning depend on no size: a tiny model
 # compiles fastest.
-TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=16, n_functions=8)
+TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=24, n_functions=8)
 
 
 def settings(quick):
@@ -237,7 +237,7 @@ def donation_warning(model, batches):
     if not messages or "Some donated buffers were not usable" not in messages[0]:
         raise DocumentationMismatch("the page quotes 'Some donated buffers were not "
                                     f"usable'; this JAX warned: {messages}")
-    deleted = any(x.is_deleted() for x in jax.tree.leaves(batches))
+    deleted = sum(x.is_deleted() for x in jax.tree.leaves(batches))
     return f"UserWarning: {messages[0]}", deleted
 
 
@@ -270,7 +270,8 @@ def measure(quick: bool) -> Report:
     train_and_check(report, model, functions, test_key, loop_key, 10 if quick else 20)
     report.text.update(
         no_static_error=no_static, donation_warning=warning,
-        donated_batches_deleted="deleted" if donated_deleted else "intact")
+        donated_batches_deleted=f"{donated_deleted} of them deleted" if donated_deleted
+        else "intact")
     report.data.update(forms_agree=forms_agree, donated_batches_deleted=donated_deleted)
     return report
 
