@@ -44,7 +44,7 @@ def settings(quick):
     if quick:
         return {"config": SMALL, "sizes": (64, 256), "original": None,
                 "repeats": 5, "min_sample": 0.002}
-    return {"config": DEFAULT, "sizes": (64, 250, 1000, 4000, 8000),
+    return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
             "original": (ORIGINAL, 1000), "repeats": 7, "min_sample": 0.01}
 
 
