@@ -52,9 +52,10 @@ def seconds(step, n):
 
 
 print(f"{config.batch_size} points per loss term")
-for name, step in (("jitted", model.step), ("un-jitted", eager_step)):
+for name, step, n in (("jitted", model.step, 9), ("un-jitted", eager_step, 3)):
     first = seconds(step, 1)  # compiles: the whole step, or each primitive on its own
-    print(f"{name:10s} first call {first:6.2f} s, then {seconds(step, 5) * 1e3:8.2f} ms")
+    print(f"{name:10s} first call {first:6.2f} s, then {seconds(step, n) * 1e3:8.2f} ms"
+          f" (median of {n})")
 
 # %% [markdown]
 # ## A short training run, checked against the exact solution
