@@ -26,18 +26,18 @@
 # --8<-- "deeponet.py:evaluate"
 
 # %% [markdown]
-# ## One step, jitted and not
+# ## The jitted step
 #
-# `PIDeepONet.step.__wrapped__` is the function `jit` wrapped: the same code, run op by op.
 # Each timed call waits for its result with `block_until_ready`, and gets a new `i`, as in
-# training.
+# training. The un-jitted step, `PIDeepONet.step.__wrapped__`, compiles each of its
+# primitives on its first call, which takes seconds: the chapter measures it, and
+# `python deeponet.py` prints both.
 
 # %%
 config = SMALL
 functions = random_functions(jax.random.key(0), config.n_functions, config.n_sensors)
 model = PIDeepONet(config)
 batches = make_batches(jax.random.key(1), functions, config.batch_size)
-eager_step = partial(PIDeepONet.step.__wrapped__, model)
 new_i = itertools.count()
 
 
@@ -51,11 +51,9 @@ def seconds(step, n):
     return sorted(times)[n // 2]
 
 
-print(f"{config.batch_size} points per loss term")
-for name, step, n in (("jitted", model.step, 9), ("un-jitted", eager_step, 3)):
-    first = seconds(step, 1)  # compiles: the whole step, or each primitive on its own
-    print(f"{name:10s} first call {first:6.2f} s, then {seconds(step, n) * 1e3:8.2f} ms"
-          f" (median of {n})")
+first = seconds(model.step, 1)  # traces and compiles the whole step
+print(f"{config.batch_size} points per loss term: jitted step, first call {first:.2f} s, "
+      f"then {seconds(model.step, 9) * 1e3:.2f} ms (median of 9)")
 
 # %% [markdown]
 # ## A short training run, checked against the exact solution
