@@ -1,4 +1,4 @@
-"""A physics-informed DeepONet for the heat equation on a periodic interval, in plain JAX.
+"""A physics-informed DeepONet for the heat equation on a periodic interval, in JAX.
 
 The operator it learns maps an initial condition u(x) to the solution s(t, x) of
 
@@ -7,46 +7,20 @@ The operator it learns maps an initial condition u(x) to the solution s(t, x) of
 where u is a random Fourier series. The exact solution is known mode by mode (each mode
 decays as exp(-k (2 pi n)^2 t)), so the trained network can be checked against it.
 
-The class `PIDeepONet` keeps the shape of the physics-informed DeepONet code of Wang, Wang
-and Perdikaris (Science Advances, 2021): the optimizer triple and an iteration counter on
-`self`, and a training `step` compiled with ``@partial(jit, static_argnums=(0,))``. The code
-here is written for this site; the structure and the `step` signature follow the paper's code.
+The class `PIDeepONet` keeps the shape of the physics-informed DeepONet code of Wang,
+Wang and Perdikaris (Science Advances, 2021): the optimizer triple and an iteration
+counter on `self`, and a training `step` compiled with
+``@partial(jit, static_argnums=(0,))``. The code here is written for this site; the
+structure and the `step` signature follow the paper's code. The file needs only JAX.
 
-Run it to train briefly and print step times and the error:  python deeponet.py
+Run it to train briefly and print step times and the error:  python deeponet.py [steps]
 
-Public API (other snippets import these; keep them stable):
-
-    DIFFUSIVITY, T_END, N_MODES, N_SENSORS, ICS_WEIGHT   the problem's constants
-    LEARNING_RATE, DECAY_STEPS, DECAY_RATE   the optimizer's schedule (shared with the Optax version)
-    Config, DEFAULT, SMALL      network and batch sizes; SMALL is for tests
-    Functions                   NamedTuple(coeffs, u): input functions and their sensor values
-    sensors(n_sensors)          the fixed points where the branch net sees u
-    random_functions(key, n_functions, n_sensors=N_SENSORS, n_modes=N_MODES) -> Functions
-    exact_solution(coeffs, t, x)      the heat equation's solution, broadcasting over t and x
-    make_batches(key, functions, batch_size) -> (ics_batch, bcs_batch, res_batch)
-                                each batch is ((u, y), s): u (B, m), y (B, 2) = (t, x), s (B,)
-    layer_sizes(config) -> (branch_layers, trunk_layers)
-    init_params(key, branch_layers, trunk_layers) -> (branch_params, trunk_params)
-    mlp(params, x)              tanh multilayer perceptron
-    operator_net(params, u, y)  the DeepONet: sum(branch(u) * trunk(y)), one point
-    pde_residual(s, t, x)       s_t - k s_xx of any scalar function s(t, x), by jax.grad
-    residual(params, u, y)      the network's PDE residual at one point y = (t, x)
-    loss_terms(params, ics_batch, bcs_batch, res_batch) -> {"ics", "bcs", "res"}
-    loss(params, ics_batch, bcs_batch, res_batch, ics_weight=ICS_WEIGHT)
-    evaluate_losses             jax.jit(loss_terms)
-    predict(params, functions, t, x)            the network on points (t, x), for each function
-    test_grid(n_t=N_T_TEST, n_x=N_X_TEST) -> (t, x)   the held-out error's grid
-    relative_l2_errors(params, functions, n_t=N_T_TEST, n_x=N_X_TEST)  one error per function
-    demo(config=DEFAULT, steps=300)             what `python deeponet.py [steps]` runs
-    PIDeepONet(config=DEFAULT, key=None, ...)   .opt_init, .opt_update, .get_params,
-                                .opt_state, .itercount, .ics_weight, .loss(params, ...),
-                                .step(i, opt_state, ics_batch, bcs_batch, res_batch) (jitted),
-                                .params, .train(key, functions, n_steps, log_every)
-
-Already wrapped in jax.jit: random_functions, exact_solution, make_batches (batch_size static),
-init_params (layer sizes static), evaluate_losses, predict, relative_l2_errors and
-PIDeepONet.step (self static; PIDeepONet.step.__wrapped__ is the plain function). The rest are
-plain functions, to be composed and jitted by the caller.
+Other snippets import: the constants (DIFFUSIVITY, T_END, N_MODES, N_SENSORS,
+ICS_WEIGHT, LEARNING_RATE, DECAY_STEPS, DECAY_RATE), Config, DEFAULT, SMALL, Functions,
+sensors, random_functions, exact_solution, make_batches, layer_sizes, init_params, mlp,
+operator_net, pde_residual, residual, loss_terms, loss, evaluate_losses, predict,
+test_grid, relative_l2_errors, demo and PIDeepONet (.step is jitted with self static;
+PIDeepONet.step.__wrapped__ is the plain function).
 """
 
 # --8<-- [start:imports]
@@ -73,7 +47,7 @@ N_T_TEST, N_X_TEST = 11, 64  # grid for the held-out error
 
 
 class Functions(NamedTuple):
-    """Input functions: Fourier coefficients (n, 2, N_MODES) and values at the sensors (n, m)."""
+    """Input functions: Fourier coefficients (n, 2, N_MODES), sensor values (n, m)."""
     coeffs: jax.Array
     u: jax.Array
 
@@ -92,13 +66,14 @@ def exact_solution(coeffs, t, x):
     """
     wave = 2 * jnp.pi * jnp.arange(1, coeffs.shape[-1] + 1)
     t, x = jnp.asarray(t)[..., None], jnp.asarray(x)[..., None]
-    modes = coeffs[..., 0, :] * jnp.cos(wave * x) + coeffs[..., 1, :] * jnp.sin(wave * x)
+    a, b = coeffs[..., 0, :], coeffs[..., 1, :]
+    modes = a * jnp.cos(wave * x) + b * jnp.sin(wave * x)
     return jnp.sum(jnp.exp(-DIFFUSIVITY * wave**2 * t) * modes, axis=-1)
 
 
 @partial(jit, static_argnames=("n_functions", "n_sensors", "n_modes"))
 def random_functions(key, n_functions, n_sensors=N_SENSORS, n_modes=N_MODES):
-    """Random initial conditions: coefficients ~ Normal(0, 1/n^2), so higher modes are smaller."""
+    """Random initial conditions, coefficients ~ Normal(0, 1/n^2): high modes small."""
     scale = 1.0 / jnp.arange(1, n_modes + 1)
     coeffs = jax.random.normal(key, (n_functions, 2, n_modes)) * scale
     u = exact_solution(coeffs[:, None], 0.0, sensors(n_sensors))
@@ -111,8 +86,8 @@ def random_functions(key, n_functions, n_sensors=N_SENSORS, n_modes=N_MODES):
 def make_batches(key, functions, batch_size):
     """One training batch of each kind, B points each: ((u, y), s) with y = (t, x).
 
-    ics: t = 0, target the initial condition; bcs: x = 0, target 0 (the loss compares x = 0
-    with x = 1); res: anywhere inside, target 0 (the PDE residual).
+    ics: t = 0, target the initial condition; bcs: x = 0, target 0 (the loss compares
+    x = 0 with x = 1); res: anywhere inside, target 0 (the PDE residual).
     """
     keys = jax.random.split(key, 6)
     n = functions.u.shape[0]
@@ -138,7 +113,7 @@ def make_batches(key, functions, batch_size):
 # --8<-- [start:network]
 @dataclass(frozen=True)
 class Config:
-    """Sizes: hidden layers of `width`, `depth` of them, and `latent` outputs per net."""
+    """Sizes: `depth` hidden layers of `width`, and `latent` outputs per net."""
     width: int = 48
     depth: int = 4
     latent: int = 48
@@ -151,7 +126,8 @@ class Config:
 
 
 DEFAULT = Config()
-SMALL = Config(width=16, depth=2, latent=16, batch_size=64, n_functions=32, n_test=8, steps=60)
+SMALL = Config(width=16, depth=2, latent=16, batch_size=64, n_functions=32, n_test=8,
+               steps=60)
 
 
 def layer_sizes(config):
@@ -164,8 +140,9 @@ def init_params(key, branch_layers, trunk_layers):
     """Glorot-normal weights, zero biases, for both nets."""
     def init_mlp(key, sizes):
         params = []
-        for key, d_in, d_out in zip(jax.random.split(key, len(sizes) - 1), sizes[:-1], sizes[1:]):
-            w = jax.random.normal(key, (d_in, d_out)) * jnp.sqrt(2.0 / (d_in + d_out))
+        keys = jax.random.split(key, len(sizes) - 1)
+        for key, d_in, d_out in zip(keys, sizes[:-1], sizes[1:]):
+            w = jax.random.normal(key, (d_in, d_out)) * jnp.sqrt(2 / (d_in + d_out))
             params.append((w, jnp.zeros(d_out)))
         return params
 
@@ -181,7 +158,7 @@ def mlp(params, x):
 
 
 def operator_net(params, u, y):
-    """G(u)(y): the branch net reads u at the sensors, the trunk net reads y = (t, x)."""
+    """G(u)(y): the branch net reads u at the sensors, the trunk net y = (t, x)."""
     branch_params, trunk_params = params
     y = 2 * y / jnp.array([T_END, 1.0]) - 1  # scaled to [-1, 1], where tanh bends
     return jnp.sum(mlp(branch_params, u) * mlp(trunk_params, y))
@@ -197,12 +174,15 @@ def pde_residual(s, t, x):
 
 
 def residual(params, u, y):
-    """The PDE residual of the network at one point y = (t, x), for the input function u."""
-    return pde_residual(lambda t, x: operator_net(params, u, jnp.stack([t, x])), y[0], y[1])
+    """The network's PDE residual at one point y = (t, x), for the input function u."""
+    def s(t, x):
+        return operator_net(params, u, jnp.stack([t, x]))
+
+    return pde_residual(s, y[0], y[1])
 
 
 def loss_terms(params, ics_batch, bcs_batch, res_batch):
-    """Mean squared error of each condition, over its batch (vmap maps the one-point code)."""
+    """Mean squared error of each condition over its batch (vmap maps 1-point code)."""
     net = vmap(operator_net, in_axes=(None, 0, 0))
     (u, y), s = ics_batch
     ics = jnp.mean((net(params, u, y) - s) ** 2)
@@ -230,14 +210,16 @@ evaluate_losses = jit(loss_terms)  # logging: compiled once, not run op by op
 # --8<-- [start:class]
 class PIDeepONet:
     def __init__(self, config=DEFAULT, key=None, learning_rate=LEARNING_RATE,
-                 decay_steps=DECAY_STEPS, decay_rate=DECAY_RATE, ics_weight=ICS_WEIGHT):
+                 decay_steps=DECAY_STEPS, decay_rate=DECAY_RATE,
+                 ics_weight=ICS_WEIGHT):
         self.config = config
         self.ics_weight = ics_weight
         key = jax.random.key(config.seed) if key is None else key
         params = init_params(key, *layer_sizes(config))
         # --8<-- [start:optimizer]
-        # The optimizer triple: build a state, update it with a gradient, read the parameters.
-        schedule = optimizers.exponential_decay(learning_rate, decay_steps, decay_rate)
+        # The optimizer triple: build a state, update it, read the parameters back.
+        schedule = optimizers.exponential_decay(learning_rate, decay_steps,
+                                                decay_rate)
         self.opt_init, self.opt_update, self.get_params = optimizers.adam(schedule)
         self.opt_state = self.opt_init(params)
         self.itercount = itertools.count()  # i: a plain Python int, 0, 1, 2, ...
@@ -260,12 +242,13 @@ class PIDeepONet:
 
     # --8<-- [start:train]
     def train(self, key, functions, n_steps, log_every=100):
-        """Train for `n_steps`; every `log_every` steps record the loss terms on that batch."""
+        """Train `n_steps`; every `log_every` steps log the loss terms on its batch."""
         log = []
         for n in range(n_steps):
             key, batch_key = jax.random.split(key)
             batches = make_batches(batch_key, functions, self.config.batch_size)
-            self.opt_state = self.step(next(self.itercount), self.opt_state, *batches)
+            i = next(self.itercount)
+            self.opt_state = self.step(i, self.opt_state, *batches)
             if n % log_every == 0 or n == n_steps - 1:
                 terms = evaluate_losses(self.params, *batches)
                 log.append({"step": n + 1, **{k: float(v) for k, v in terms.items()}})
@@ -277,29 +260,34 @@ class PIDeepONet:
 # --8<-- [start:evaluate]
 @jit
 def predict(params, functions, t, x):
-    """The network on the points (t, x), for each function: shape (n_functions, *t.shape)."""
+    """The network on the points (t, x), per function: shape (n_functions, *t.shape)."""
     y = jnp.stack(jnp.broadcast_arrays(t, x), axis=-1).reshape(-1, 2)
 
     def one(u):
-        return vmap(operator_net, in_axes=(None, None, 0))(params, u, y).reshape(jnp.shape(t))
+        net = vmap(operator_net, in_axes=(None, None, 0))
+        return net(params, u, y).reshape(jnp.shape(t))
 
     return vmap(one)(functions.u)
 
 
 def test_grid(n_t=N_T_TEST, n_x=N_X_TEST):
-    return jnp.meshgrid(jnp.linspace(0.0, T_END, n_t), jnp.linspace(0.0, 1.0, n_x, endpoint=False),
-                        indexing="ij")
+    t = jnp.linspace(0.0, T_END, n_t)
+    x = jnp.linspace(0.0, 1.0, n_x, endpoint=False)
+    return jnp.meshgrid(t, x, indexing="ij")
 
 
 @partial(jit, static_argnames=("n_t", "n_x"))
 def relative_l2_errors(params, functions, n_t=N_T_TEST, n_x=N_X_TEST):
-    """||prediction - exact|| / ||exact|| over a t-x grid, one number per input function."""
+    """||prediction - exact|| / ||exact|| over a t-x grid, one per input function."""
     t, x = test_grid(n_t, n_x)
     exact = exact_solution(functions.coeffs[:, None, None], t, x)
     error = predict(params, functions, t, x) - exact
-    return jnp.linalg.norm(error.reshape(len(error), -1), axis=1) / \
-        jnp.linalg.norm(exact.reshape(len(exact), -1), axis=1)
+    def norms(a):
+        return jnp.linalg.norm(a.reshape(len(a), -1), axis=1)
+
+    return norms(error) / norms(exact)
 # --8<-- [end:evaluate]
+
 
 
 def demo(config=DEFAULT, steps=300, compare_eager=True):
@@ -309,39 +297,43 @@ def demo(config=DEFAULT, steps=300, compare_eager=True):
     held_out = random_functions(test_key, config.n_test, config.n_sensors)
     model = PIDeepONet(config)
     batches = make_batches(batch_key, functions, config.batch_size)
-    eager_step = partial(PIDeepONet.step.__wrapped__, model)  # the same code, run op by op
+    eager_step = partial(PIDeepONet.step.__wrapped__, model)  # the same code, op by op
 
-    def seconds_per_step(step, n):
+    def per_step(step, n):
         start = time.perf_counter()
         for i in range(n):
             jax.block_until_ready(step(i, model.opt_state, *batches))
         return (time.perf_counter() - start) / n
 
-    first_jit, jitted = seconds_per_step(model.step, 1), seconds_per_step(model.step, 20)
     print(f"batch of {config.batch_size} points per loss term")
-    print(f"  jitted step:    first call {first_jit:6.2f} s, then {jitted * 1e3:7.2f} ms per step")
+    first, steady = per_step(model.step, 1), per_step(model.step, 20)
+    print(f"  jitted step:    first call {first:6.2f} s, then {steady * 1e3:8.2f} ms")
     if compare_eager:  # its first call compiles every primitive on its own: seconds
-        first_eager, eager = seconds_per_step(eager_step, 1), seconds_per_step(eager_step, 2)
-        print(f"  un-jitted step: first call {first_eager:6.2f} s, then {eager * 1e3:7.2f} ms per step"
-              f"  ({eager / jitted:.0f}x the jitted time)")
+        first, eager = per_step(eager_step, 1), per_step(eager_step, 3)
+        print(f"  un-jitted step: first call {first:6.2f} s, then {eager * 1e3:8.2f} ms"
+              f"  ({eager / steady:.0f}x the jitted time)")
 
     start = time.perf_counter()
-    log = model.train(jax.random.key(1), functions, steps, log_every=max(steps // 4, 1))
+    log = model.train(jax.random.key(1), functions, steps, max(steps // 4, 1))
     seconds = time.perf_counter() - start
     for row in log:
-        print(f"step {row['step']:5d}   loss ics {row['ics']:.2e}  bcs {row['bcs']:.2e}  "
-              f"res {row['res']:.2e}")
+        print(f"step {row['step']:5d}   loss ics {row['ics']:.2e}  bcs {row['bcs']:.2e}"
+              f"  res {row['res']:.2e}")
     errors = [float(e) for e in relative_l2_errors(model.params, held_out)]
-    print(f"{steps} steps in {seconds:.1f} s; relative L2 error against the exact solution on "
-          f"{len(errors)} held-out initial conditions: mean {sum(errors) / len(errors):.1%}, "
-          f"largest {max(errors):.1%}")
+    print(f"{steps} steps in {seconds:.1f} s; relative L2 error against the exact "
+          f"solution on {len(errors)} held-out inputs: mean "
+          f"{sum(errors) / len(errors):.1%}, largest {max(errors):.1%}")
 
 
 if __name__ == "__main__":
     import argparse
 
-    parser = argparse.ArgumentParser(description="Train the PI-DeepONet briefly; print step times and error.")
-    parser.add_argument("steps", type=int, nargs="?", default=300, help="training steps (the chapter trains 2000)")
-    parser.add_argument("--quick", action="store_true", help="the small size the tests use")
+    parser = argparse.ArgumentParser(description="Train; print times and error.")
+    parser.add_argument("steps", type=int, nargs="?", default=300,
+                        help="training steps (the chapter trains 2000)")
+    parser.add_argument("--quick", action="store_true", help="the tests' small size")
     args = parser.parse_args()
-    demo(SMALL, steps=20, compare_eager=False) if args.quick else demo(steps=args.steps)
+    if args.quick:
+        demo(SMALL, steps=20, compare_eager=False)
+    else:
+        demo(steps=args.steps)

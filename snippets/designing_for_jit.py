@@ -24,23 +24,25 @@ import jax.numpy as jnp
 from jax import grad, jit
 from jax.example_libraries import optimizers
 
-from deeponet import (DECAY_RATE, DECAY_STEPS, DEFAULT, ICS_WEIGHT, LEARNING_RATE, SMALL,
-                      PIDeepONet, init_params, layer_sizes, loss, make_batches, random_functions)
+from deeponet import (DECAY_RATE, DECAY_STEPS, DEFAULT, ICS_WEIGHT, LEARNING_RATE,
+                      SMALL, PIDeepONet, init_params, layer_sizes, loss, make_batches,
+                      random_functions)
 # --8<-- [end:imports]
 
 
 # --8<-- [start:adam]
 @dataclass(frozen=True)
 class Adam:
-    """The optimizer's settings. Frozen: hashable and compared by value, so it can be static."""
+    """The optimizer's settings; frozen: hashable, compared by value, so static."""
 
     learning_rate: float = LEARNING_RATE  # the same schedule as PIDeepONet's
     decay_steps: int = DECAY_STEPS
     decay_rate: float = DECAY_RATE
 
     def triple(self):
-        """(opt_init, opt_update, get_params), rebuilt from the settings: cheap, and pure."""
-        schedule = optimizers.exponential_decay(self.learning_rate, self.decay_steps, self.decay_rate)
+        """(opt_init, opt_update, get_params), rebuilt from the settings (cheap)."""
+        schedule = optimizers.exponential_decay(self.learning_rate, self.decay_steps,
+                                                self.decay_rate)
         return optimizers.adam(schedule)
 # --8<-- [end:adam]
 
@@ -65,7 +67,7 @@ class ExplicitDeepONet:
         self.opt_state = self.opt_init(init_params(key, *layer_sizes(config)))
         self.itercount = itertools.count()
 
-    def step(self, i, opt_state, ics_batch, bcs_batch, res_batch):  # the original's signature
+    def step(self, i, opt_state, ics_batch, bcs_batch, res_batch):  # as the original
         return explicit_step(i, opt_state, ics_batch, bcs_batch, res_batch,
                              self.ics_weight, self.adam)
 # --8<-- [end:explicit]
@@ -77,7 +79,7 @@ class ExplicitDeepONet:
 class PytreeDeepONet:
     opt_state: Any  # a pytree of arrays: traced
     ics_weight: float  # a number you may change between steps: traced too
-    adam: Adam = field(default=Adam(), metadata=dict(static=True))  # part of the cache key
+    adam: Adam = field(default=Adam(), metadata=dict(static=True))  # in the cache key
 
     @classmethod
     def create(cls, config=DEFAULT, key=None, adam=Adam(), ics_weight=ICS_WEIGHT):
@@ -96,6 +98,16 @@ class PytreeDeepONet:
                        self.ics_weight)
         return replace(self, opt_state=opt_update(i, g, self.opt_state))  # a new model
 # --8<-- [end:pytree]
+
+
+# --8<-- [start:donate]
+# The same steps, donating the optimizer state: XLA may write the new state into the
+# old one's memory, and the old arrays are deleted (using them again raises).
+explicit_step_donating = jit(explicit_step.__wrapped__, static_argnames="adam",
+                             donate_argnums=(1,))  # opt_state
+pytree_step_donating = jit(PytreeDeepONet.step.__wrapped__,
+                           donate_argnums=(0,))  # the model: its arrays
+# --8<-- [end:donate]
 
 
 # --8<-- [start:train_loops]
@@ -118,36 +130,39 @@ def train_pytree(model, batches, n_steps):  # C: each step returns the next mode
 # --8<-- [end:train_loops]
 
 
-# A tiny network for tests, quick builds and the demo: the designs compare the same way at any
-# size, and a tiny network compiles fastest.
+# A tiny network for tests, quick builds and the demo: the designs compare the same way
+# at any size, and a tiny network compiles fastest.
 TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=32)
 
 DESIGNS = {
-    "static_self": ("A. self static", lambda config: PIDeepONet(config), train_static_self),
-    "explicit": ("B. state explicit", lambda config: ExplicitDeepONet(config), train_explicit),
+    "static_self": ("A. self static", PIDeepONet, train_static_self),
+    "explicit": ("B. state explicit", ExplicitDeepONet, train_explicit),
     "pytree": ("C. pytree", lambda config: PytreeDeepONet.create(config), train_pytree),
 }
 
 
-@partial(jit, static_argnames=("config", "seed"))  # one compilation instead of many eager ones
+@partial(jit, static_argnames=("config", "seed"))  # one compilation, not many
 def example_batches(config, seed=1):
     """One fixed batch of each kind, from fixed seeds (the same for every design)."""
-    functions = random_functions(jax.random.key(seed), config.n_functions, config.n_sensors)
+    key = jax.random.key(seed)
+    functions = random_functions(key, config.n_functions, config.n_sensors)
     return make_batches(jax.random.key(seed + 1), functions, config.batch_size)
 
 
 def restart(design, model, config):
-    """The model back at its initial parameters, keeping the object where that matters (A:
-    a new object would compile its step again). Returns the model to use."""
+    """The model back at its initial parameters, keeping the object where that matters
+    (A: a new object would compile its step again). Returns the model to use."""
     if design == "pytree":
-        return PytreeDeepONet.create(config, adam=model.adam, ics_weight=model.ics_weight)
-    model.opt_state = model.opt_init(init_params(jax.random.key(config.seed), *layer_sizes(config)))
+        return PytreeDeepONet.create(config, adam=model.adam,
+                                     ics_weight=model.ics_weight)
+    key = jax.random.key(config.seed)
+    model.opt_state = model.opt_init(init_params(key, *layer_sizes(config)))
     model.itercount = itertools.count()
     return model
 
 
 def trained_params(design, model, config, batches, n_steps):
-    """Parameters after `n_steps` steps of one design's model, from the config's seed."""
+    """Parameters after `n_steps` steps of one design's model, from the config seed."""
     _, _, train = DESIGNS[design]
     return train(restart(design, model, config), batches, n_steps)
 
@@ -155,11 +170,11 @@ def trained_params(design, model, config, batches, n_steps):
 # --8<-- [start:count_compilations]
 @contextlib.contextmanager
 def count_compilations():
-    """Count XLA compilations by function name while the block runs, e.g. {"jit(step)": 1}."""
+    """XLA compilations by function name while the block runs, e.g. {"jit(step)": 1}."""
     counts = collections.Counter()
 
     def listener(event, duration, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":  # one per XLA compilation
+        if event == "/jax/core/compile/backend_compile_duration":  # one per compilation
             counts[kwargs.get("fun_name", "?")] += 1
 
     jax.monitoring.register_event_duration_secs_listener(listener)
@@ -171,7 +186,7 @@ def count_compilations():
 
 
 def max_difference(a, b):
-    """Largest absolute difference between two parameter pytrees of the same structure."""
+    """Largest absolute difference between two parameter pytrees of one structure."""
     return float(_max_difference(a, b))
 
 
@@ -183,28 +198,29 @@ def _max_difference(a, b):
 
 # --8<-- [start:stale]
 def change_weight_between_steps(design, model, batches, new_weight=0.0):
-    """Step once, set model.ics_weight = new_weight, step again: the second step's state."""
+    """Step, set model.ics_weight = new_weight, step again: the second step's state."""
     if design != "pytree":  # A and B: the paper's calling convention
         model.opt_state = model.step(0, model.opt_state, *batches)
-        model.ics_weight = new_weight  # A: self is static, hashed by identity: no new trace
+        model.ics_weight = new_weight  # A: self static, hashed by identity: no trace
         return model.step(1, model.opt_state, *batches)
-    model = model.step(0, *batches)  # C: a frozen model, so a changed weight is a changed copy
+    model = model.step(0, *batches)  # C: frozen, so a changed weight is a changed copy
     model = replace(model, ics_weight=new_weight)
     return model.step(1, *batches).opt_state
 # --8<-- [end:stale]
 
 
 def second_step_with_weight(config, batches, weight):
-    """Reference: two explicit steps, the second one with `weight` (design B's functions)."""
+    """Reference: two explicit steps, the second with `weight` (design B's code)."""
     model = ExplicitDeepONet(config)
     opt_state = model.step(0, model.opt_state, *batches)
     return explicit_step(1, opt_state, *batches, weight, model.adam)
 
 
 def which_weight_was_used(design, model, config, batches, old=ICS_WEIGHT, new=0.0):
-    """Run change_weight_between_steps on a restarted `model` (which keeps ics_weight = new
-    afterwards), and compare with steps known to use the old or the new weight."""
-    state = change_weight_between_steps(design, restart(design, model, config), batches, new)
+    """Run change_weight_between_steps on a restarted `model` (which keeps ics_weight =
+    new afterwards), and compare with steps known to use the old or the new weight."""
+    model = restart(design, model, config)
+    state = change_weight_between_steps(design, model, batches, new)
     get = Adam().triple()[2]
     got = get(state)
     d_old = max_difference(got, get(second_step_with_weight(config, batches, old)))
@@ -216,10 +232,12 @@ if __name__ == "__main__":
     config = TINY
     batches = example_batches(config)
     models = {name: make(config) for name, (_, make, _) in DESIGNS.items()}
-    params = {name: trained_params(name, models[name], config, batches, 3) for name in DESIGNS}
+    params = {name: trained_params(name, models[name], config, batches, 3)
+              for name in DESIGNS}
     for name in ("explicit", "pytree"):
-        print(f"{DESIGNS[name][0]} against A after 3 steps: largest parameter difference "
+        print(f"{DESIGNS[name][0]} against A after 3 steps: largest difference "
               f"{max_difference(params['static_self'], params[name]):.2e}")
     for name in DESIGNS:
         used, _, _ = which_weight_was_used(name, models[name], config, batches)
-        print(f"{DESIGNS[name][0]}: after model.ics_weight changed, the next step used the {used} weight")
+        print(f"{DESIGNS[name][0]}: after model.ics_weight changed, the next step used "
+              f"the {used} weight")

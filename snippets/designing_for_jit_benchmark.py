@@ -1,18 +1,26 @@
-"""The three designs of designing_for_jit.py, measured: same results, step times, compile counts.
+"""The designs of designing_for_jit.py measured: results, step times, compilations.
 
-    python snippets/designing_for_jit_benchmark.py            # full size: the tables for your machine
-    python snippets/designing_for_jit_benchmark.py --quick    # a tiny network, a few seconds
+    python snippets/designing_for_jit_benchmark.py          # full size: your machine
+    python snippets/designing_for_jit_benchmark.py --quick  # a tiny network, seconds
 """
 
+import warnings
+
 import jax
+import jax.numpy as jnp
 
 from deeponet import DEFAULT, ICS_WEIGHT
-from designing_for_jit import (DESIGNS, TINY, count_compilations, example_batches, max_difference,
-                              trained_params, which_weight_was_used)
-from measurement import Report, fmt_seconds, fmt_timing, main, markdown_table, stopwatch, time_calls
+from designing_for_jit import (DESIGNS, TINY, Adam, ExplicitDeepONet, PytreeDeepONet,
+                               count_compilations, example_batches, explicit_step,
+                               explicit_step_donating, max_difference,
+                               pytree_step_donating, trained_params,
+                               which_weight_was_used)
+from measurement import (Report, fmt_ratio_range, fmt_seconds, fmt_timing, main,
+                         markdown_table, stopwatch, time_calls)
 
 
-STEP_NAMES = {"static_self": "jit(step)", "explicit": "jit(explicit_step)", "pytree": "jit(step)"}
+STEP_NAMES = {"static_self": "jit(step)", "explicit": "jit(explicit_step)",
+              "pytree": "jit(step)"}
 
 
 def step_call(design, model, batches):
@@ -23,7 +31,7 @@ def step_call(design, model, batches):
 
 
 def measure(quick: bool) -> Report:
-    """Train each design a few steps from the same start; time their steps and compilations."""
+    """Train each design a few steps from one start; time steps and compilations."""
     config = TINY if quick else DEFAULT
     n_steps = 2 if quick else 5
     repeats, min_sample = (5, 0.002) if quick else (9, 0.01)
@@ -36,11 +44,11 @@ def measure(quick: bool) -> Report:
     models = {}
     for design, (label, make, _) in DESIGNS.items():
         model = models[design] = make(config)
-        first, _ = stopwatch(step_call(design, model, batches))  # trace + compile + one step
-        if quick and design == "static_self":  # a second full compilation: full size only
+        first, _ = stopwatch(step_call(design, model, batches))  # trace, compile, run
+        if quick and design == "static_self":  # a second compilation: full size only
             second, programs = None, None
         else:
-            second_model = make(config)  # another object with the same settings: a cache hit?
+            second_model = make(config)  # another object, same settings: a cache hit?
             with count_compilations() as compiled:
                 second, _ = stopwatch(step_call(design, second_model, batches))
             programs = 1 + compiled[STEP_NAMES[design]]
@@ -49,12 +57,15 @@ def measure(quick: bool) -> Report:
     steady = time_calls({d: step_call(d, models[d], batches) for d in DESIGNS},
                         repeats=repeats, min_sample_s=min_sample)
     for design, (label, _, _) in DESIGNS.items():
-        first, second, programs = (data[design][k] for k in
-                                   ("first_step", "second_model_first_step", "compiled_programs"))
-        second_text = "not measured in quick mode" if second is None else fmt_seconds(second)
-        programs_text = "not measured in quick mode" if programs is None else str(programs)
+        first, second, programs = (
+            data[design][k]
+            for k in ("first_step", "second_model_first_step", "compiled_programs"))
+        quick_text = "not measured in quick mode"
+        second_text = quick_text if second is None else fmt_seconds(second)
+        programs_text = quick_text if programs is None else str(programs)
         data[design]["steady"] = steady[design].as_dict()
-        rows_times.append([label, fmt_seconds(first), fmt_timing(steady[design]), second_text, programs_text])
+        rows_times.append([label, fmt_seconds(first), fmt_timing(steady[design]),
+                           second_text, programs_text])
         report.text[f"{design}_first"] = fmt_seconds(first)
         report.text[f"{design}_steady"] = fmt_seconds(steady[design].median)
         report.text[f"{design}_second"] = second_text
@@ -63,38 +74,103 @@ def measure(quick: bool) -> Report:
     # Then results: a few steps of each from the same start, and the changed weight.
     for design in DESIGNS:
         with count_compilations() as compiled:
-            params[design] = trained_params(design, models[design], config, batches, n_steps)
+            params[design] = trained_params(design, models[design], config, batches,
+                                            n_steps)
         data[design]["new_programs_while_training"] = sum(compiled.values())
-        used, d_old, d_new = which_weight_was_used(design, models[design], config, batches)
-        data[design].update(weight_used=used, distance_to_old_weight=d_old, distance_to_new_weight=d_new)
+        used, d_old, d_new = which_weight_was_used(design, models[design], config,
+                                                   batches)
+        data[design].update(weight_used=used, distance_to_old_weight=d_old,
+                            distance_to_new_weight=d_new)
         report.text[f"{design}_weight"] = used
 
     for design, (label, _, _) in DESIGNS.items():
         diff = max_difference(params["static_self"], params[design])
         data[design]["max_param_difference"] = diff
-        rows_results.append([label, "0 (the reference)" if design == "static_self" else f"{diff:.1e}",
+        reference = design == "static_self"
+        rows_results.append([label, "0 (the reference)" if reference else f"{diff:.1e}",
                              f"the {data[design]['weight_used']} one"
-                             + (" (stale)" if data[design]["weight_used"] == "old" else "")])
+                             + (" (stale)" if data[design]["weight_used"] == "old"
+                                else "")])
         report.text[f"{design}_difference"] = f"{diff:.1e}"
 
     check_documented_behaviour(data)
+    report_donation(report, donation(config, batches, repeats, min_sample))
     steady = {d: data[d]["steady"]["median"] for d in DESIGNS}
     largest = max(data[d]["max_param_difference"] for d in DESIGNS)
     report.data.update(designs=data, config=vars(config), n_steps=n_steps)
     report.tables["times"] = markdown_table(
-        ["design", "first step (trace + compile + run)", "steady-state step", "a second model's first step",
+        ["design", "first step (trace + compile + run)", "steady-state step",
+         "a second model's first step",
          "programs compiled for two models"], rows_times)
     report.tables["results"] = markdown_table(
         ["design", f"largest parameter difference from A after {n_steps} steps",
-         f"after `ics_weight` changes from {ICS_WEIGHT:g} to 0, the next step uses"], rows_results)
+         f"after `ics_weight` changes from {ICS_WEIGHT:g} to 0, the next step uses"],
+        rows_results)
     report.text.update(
-        n_steps=str(n_steps), old_weight=f"{ICS_WEIGHT:g}", width=str(config.width), depth=str(config.depth),
+        n_steps=str(n_steps), old_weight=f"{ICS_WEIGHT:g}", width=str(config.width),
+        depth=str(config.depth),
         batch_size=f"{config.batch_size:,}", repeats=str(repeats),
         steady_spread=f"{max(steady.values()) / min(steady.values()) - 1:.0%}",
         steady_comparison=compare_steady({d: data[d]["steady"] for d in DESIGNS}),
         max_difference=largest and f"{largest:.1e}" or "0, bit for bit",
-        new_programs_while_training=str(sum(data[d]["new_programs_while_training"] for d in DESIGNS)))
+        new_programs_while_training=str(
+            sum(data[d]["new_programs_while_training"] for d in DESIGNS)))
     return report
+
+
+def donation(config, batches, repeats, min_sample):
+    """Chained steps of B and C (each step's output feeds the next), with and without
+    donating the optimizer state, timed in turns."""
+    adam, weight = Adam(), ICS_WEIGHT
+
+    def copy(tree):  # a donating step deletes what it is given: each chain gets its own
+        return jax.tree.map(jnp.copy, tree)
+
+    def chain(step, start):
+        box = [start]
+
+        def call():
+            box[0] = jax.block_until_ready(step(box[0]))
+        return call
+
+    state, model = ExplicitDeepONet(config).opt_state, PytreeDeepONet.create(config)
+    calls = {
+        ("explicit", False): chain(
+            lambda s: explicit_step(0, s, *batches, weight, adam), copy(state)),
+        ("explicit", True): chain(
+            lambda s: explicit_step_donating(0, s, *batches, weight, adam),
+            copy(state)),
+        ("pytree", False): chain(lambda m: m.step(0, *batches), copy(model)),
+        ("pytree", True): chain(lambda m: pytree_step_donating(m, 0, *batches),
+                                copy(model))}
+    given = copy(state)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explicit_step_donating(0, given, *batches, weight, adam)
+        timings = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
+    unusable = [str(w.message) for w in caught if "donated" in str(w.message)]
+    deleted = all(leaf.is_deleted() for leaf in jax.tree.leaves(given))
+    if unusable or not deleted:
+        raise DocumentationMismatch(
+            "the page says donating the optimizer state lets XLA reuse all of it and "
+            f"deletes the arrays given; this JAX warned {unusable}, deleted: {deleted}")
+    return timings
+
+
+def report_donation(report, timings):
+    rows, data = [], {}
+    for design in ("explicit", "pytree"):
+        plain, donated = timings[(design, False)], timings[(design, True)]
+        data[design] = {"plain": plain.as_dict(), "donated": donated.as_dict()}
+        rows.append([DESIGNS[design][0], fmt_timing(plain), fmt_timing(donated),
+                     fmt_ratio_range(plain, donated)])
+    report.data["donation"] = data
+    report.tables["donation"] = markdown_table(
+        ["design", "step, state not donated", "step, state donated",
+         "not donated / donated"], rows)
+    report.text["donation_comparison"] = compare_steady(
+        {f"{d} {k}": data[d][k] for d in data for k in ("plain", "donated")},
+        what="four step times")
 
 
 class DocumentationMismatch(RuntimeError):
@@ -106,22 +182,26 @@ def check_documented_behaviour(data):
     expected = {"static_self": ("old", 2), "explicit": ("new", 1), "pytree": ("new", 1)}
     for design, (weight, programs) in expected.items():
         got = data[design]
-        problems = [f"used the {got['weight_used']} weight"] if got["weight_used"] != weight else []
+        problems = []
+        if got["weight_used"] != weight:
+            problems.append(f"used the {got['weight_used']} weight")
         if got["compiled_programs"] not in (programs, None):
-            problems.append(f"compiled {got['compiled_programs']} programs for two models")
+            problems.append(f"compiled {got['compiled_programs']} programs for two "
+                            "models")
         if got["new_programs_while_training"]:
-            problems.append(f"compiled {got['new_programs_while_training']} programs while training")
+            problems.append(f"compiled {got['new_programs_while_training']} programs "
+                            "while training")
         if got["max_param_difference"] > 1e-6:
             problems.append(f"differs from A by {got['max_param_difference']:.2e}")
         if problems:
             raise DocumentationMismatch(f"design {design}: " + "; ".join(problems))
 
 
-def compare_steady(timings) -> str:
-    """One sentence on whether the steady-state step times can be told apart on this run."""
+def compare_steady(timings, what="three step times") -> str:
+    """One sentence on whether the step times can be told apart on this run."""
     if max(t["q1"] for t in timings.values()) <= min(t["q3"] for t in timings.values()):
-        return ("Their interquartile ranges overlap: on this build's machine the three step times "
-                "cannot be told apart.")
+        return ("Their interquartile ranges overlap: on this build's machine the "
+                f"{what} cannot be told apart.")
     fastest = min(t["median"] for t in timings.values())
     slowest = max(t["median"] for t in timings.values())
     return (f"Their interquartile ranges do not all overlap, and the slowest median is "

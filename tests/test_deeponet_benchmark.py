@@ -1,5 +1,8 @@
-"""snippets/deeponet_benchmark.py: what the build measured, and what a reader's run prints."""
+"""snippets/deeponet_benchmark.py: what the build measured and captured for the DeepONet page.
 
+Timings are never asserted (the build machine is shared); what is checked is that the page
+has every number it names, and that JAX behaved as the page says.
+"""
 
 import deeponet
 from project import QUICK_RESULTS, ROOT, quick_results
@@ -14,7 +17,7 @@ def results():
 def test_results_hold_every_table_figure_and_number_the_page_uses(built_site):
     r = results()
     assert r["tables"] == ["accuracy", "first_call", "loss", "prediction", "step_time"]
-    assert set(r["figures"]) == {"loss_curve", "prediction"}
+    assert set(r["figures"]) == {"loss_curve", "prediction", "scaling"}
     page = (ROOT / "docs" / "deeponet.md").read_text()
     for key in r["text"]:
         assert r["text"][key], key
@@ -26,17 +29,15 @@ def test_results_hold_every_table_figure_and_number_the_page_uses(built_site):
         assert figure["alt"] and figure["caption"], name
 
 
-def test_two_batch_sizes_each_timed_jitted_and_not(built_site):
+def test_every_batch_size_timed_three_ways_with_compilations_counted(built_site):
     runs = results()["data"]["runs"]
-    config = deeponet.SMALL  # quick mode
-    assert [m["batch_size"] for m in runs] == [config.batch_size, 10 * config.batch_size]
+    sizes = [m["batch_size"] for m in runs]
+    assert sizes == sorted(sizes) and deeponet.SMALL.batch_size in sizes and len(sizes) >= 2
     for m in runs:
-        for key in ("jit", "eager"):
-            assert m[key]["median"] > 0 and len(m[key]["samples"]) >= 3
-        # a new Python int i every call: no recompilation of the jitted step ...
-        assert m["jit_steady_compiles"] == 0 and m["jit_steady_calls"] > 0
-        # ... while the op-by-op step compiles the `b1 ** (i + 1)` of every new i
-        assert m["eager_compiles_per_call"] > 0
+        for key in ("jit", "eager", "eager_same_i"):
+            assert len(m[key]["samples"]) >= 3, key
+            assert m["calls"][key] >= len(m[key]["samples"]), key
+    assert results()["data"]["original"] is None  # the paper's network: full size only
 
 
 def test_jitted_and_unjitted_steps_give_the_same_parameters(built_site):
@@ -46,12 +47,22 @@ def test_jitted_and_unjitted_steps_give_the_same_parameters(built_site):
     assert agreement["max_difference"] < 1e-5
 
 
-def test_first_call_is_split_and_break_even_is_consistent(built_site):
+def test_first_call_is_split_and_ynnpack_fusions_were_counted(built_site):
     first = results()["data"]["first_call"]
-    assert first["trace_and_lower"] > 0 and first["compile"] > 0 and first["first_execution"] > 0
+    stages = ("trace_and_lower", "compile", "first_execution")
+    assert first["jit_first"] == sum(first[k] for k in stages)
+    assert first["ynn_fusions"] > 0 and first["no_ynn"]["ynn_fusions"] == 0
     assert first["eager_first_compiles"] > 10  # op by op: many primitives, each compiled
-    assert first["jit_first"] == first["trace_and_lower"] + first["compile"] + first["first_execution"]
-    assert first["repay_compile_steps"] >= 1 and first["cold_start_steps"] >= 1  # jit was faster
+
+
+def test_both_decorator_forms_and_the_captured_messages(built_site):
+    r = results()
+    assert r["data"]["forms_agree"] is True
+    assert r["text"]["no_static_error"].startswith("TypeError: ")
+    assert "not marked as static" in r["text"]["no_static_error"]
+    assert " at 0x" not in r["text"]["no_static_error"]  # no memory address on the page
+    assert r["text"]["donation_warning"].startswith(
+        "UserWarning: Some donated buffers were not usable")
 
 
 def test_training_logged_every_term_and_errors_for_every_held_out_input(built_site):
@@ -64,8 +75,16 @@ def test_training_logged_every_term_and_errors_for_every_held_out_input(built_si
     assert all(e > 0 for e in training["errors"])
 
 
-def test_the_page_shows_the_original_step_and_its_numbers(built_site):
-    html = (built_site / "deeponet" / "index.html").read_text()
-    assert "static_argnums" in html and "opt_update" in html and "__wrapped__" in html
+def test_the_page_shows_the_step_both_forms_and_the_captured_output(built_site):
+    html = (built_site / "deeponet" / "index.html").read_text(encoding="utf-8")
+    for code in ("static_argnums", "opt_update", "__wrapped__", "PIDeepONetFactoryForm",
+                 "optax_step", "time_calls", "Output"):
+        assert code in html, code
+    assert "not marked as static" in html and "Some donated buffers" in html
     assert results()["text"]["ratio_small"] in html
     assert "quick mode" in html  # the stamp says how the numbers were made
+
+
+def test_the_notebook_edition_ran(built_site):
+    html = (built_site / "notebooks" / "deeponet" / "index.html").read_text(encoding="utf-8")
+    assert "first call" in html and "relative L2 error" in html

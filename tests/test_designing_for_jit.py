@@ -73,3 +73,25 @@ def test_count_compilations_counts_by_function_name():
         jax.jit(lambda x: x * 3.0)(jnp.arange(7.0)).block_until_ready()
     assert compiled["jit(<lambda>)"] == 1
     assert explicit_step.__name__ == "explicit_step"
+
+
+def test_donating_steps_give_the_same_result_and_delete_the_state_given(batches):
+    import jax
+    import jax.numpy as jnp
+
+    from designing_for_jit import (ExplicitDeepONet, explicit_step_donating,
+                                   pytree_step_donating)
+
+    model = ExplicitDeepONet(TINY)
+    given = jax.tree.map(jnp.array, model.opt_state)  # a copy, to donate
+    donated = explicit_step_donating(0, given, *batches, ICS_WEIGHT, model.adam)
+    kept = explicit_step(0, model.opt_state, *batches, ICS_WEIGHT, model.adam)
+    assert max_difference(donated, kept) == 0
+    assert all(leaf.is_deleted() for leaf in jax.tree.leaves(given))
+    assert not any(leaf.is_deleted() for leaf in jax.tree.leaves(model.opt_state))
+
+    pytree = PytreeDeepONet.create(TINY)
+    copy = jax.tree.map(jnp.array, pytree)
+    new = pytree_step_donating(copy, 0, *batches)
+    assert max_difference(new.opt_state, pytree.step(0, *batches).opt_state) == 0
+    assert all(leaf.is_deleted() for leaf in jax.tree.leaves(copy.opt_state))

@@ -1,0 +1,270 @@
+"""Tables, figures and prose numbers of deeponet_benchmark.py, from what it measured.
+
+Nothing here measures; deeponet_benchmark.py calls these with its results.
+"""
+
+import math
+
+import numpy as np
+
+from deeponet import ICS_WEIGHT, LEARNING_RATE
+from measurement import (Figure, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
+                         markdown_table, ratio_range)
+
+VARIANTS = (("eager", "un-jitted, Python int i (as in training)"),
+            ("eager_same_i", "un-jitted, the same i every call (no compilation)"))
+
+
+def sizes_text(sizes):
+    words = [f"{b:,}" for b in sizes]
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def report_scaling(report, runs, original, config):
+    """The step over batch sizes: table, figure and the numbers the prose quotes."""
+    rows = []
+    for m in runs + ([original] if original else []):
+        label = f"{m['batch_size']:,}"
+        if m is original:
+            label += " (the paper's network)"
+        rows.append([label, fmt_timing(m["jit"]), fmt_timing(m["eager"]),
+                     fmt_ratio_range(m["eager"], m["jit"]),
+                     fmt_timing(m["eager_same_i"]),
+                     fmt_ratio_range(m["eager_same_i"], m["jit"])])
+    report.tables["step_time"] = markdown_table(
+        ["points per loss term", "jitted step", "un-jitted step", "un-jitted / jitted",
+         "un-jitted, same i", "un-jitted (same i) / jitted"], rows)
+    report.data["runs"] = [as_data(m) for m in runs]
+    report.data["original"] = original and as_data(original)
+    report.figures["scaling"] = scaling_figure(runs, original)
+
+    def ratio(m, key="eager"):
+        return fmt_ratio(m[key].median / m["jit"].median)
+
+    small, large = runs[0], runs[-1]
+    train = next(m for m in runs if m["batch_size"] == config.batch_size)
+    medians = [m["eager"].median for m in runs]
+    grows = all(b > a for a, b in zip(medians, medians[1:]))
+    report.text.update(
+        sizes=sizes_text([m["batch_size"] for m in runs]), n_sizes=str(len(runs)),
+        batch_small=f"{small['batch_size']:,}", batch_large=f"{large['batch_size']:,}",
+        batch_train=f"{config.batch_size:,}",
+        ratio_small=ratio(small), ratio_large=ratio(large), ratio_train=ratio(train),
+        ratio_train_range=fmt_ratio_range(train["eager"], train["jit"]),
+        ratio_nocompile_small=ratio(small, "eager_same_i"),
+        ratio_nocompile_large=ratio(large, "eager_same_i"),
+        ratio_nocompile_train=ratio(train, "eager_same_i"),
+        jit_train=fmt_seconds(train["jit"].median),
+        eager_train=fmt_seconds(train["eager"].median),
+        eager_same_i_train=fmt_seconds(train["eager_same_i"].median),
+        jit_large=fmt_seconds(large["jit"].median),
+        eager_large=fmt_seconds(large["eager"].median),
+        eager_compile_per_call=fmt_seconds(train["compile_s_per_eager_call"]),
+        repeats=str(len(small["jit"].samples)),
+        jit_steady_calls=f"{sum(m['calls']['jit'] for m in runs):,}",
+        eager_grows=("grew with the batch at every step of the curve" if grows else
+                     "did not grow at every step of the curve: "
+                     + ", ".join(fmt_seconds(t) for t in medians)),
+        width=str(config.width), depth=str(config.depth), latent=str(config.latent),
+        n_sensors=str(config.n_sensors), ics_weight=f"{ICS_WEIGHT:g}",
+        learning_rate=f"{LEARNING_RATE:g}")
+    o = original
+    report.text["original_summary"] = (
+        "In quick mode the paper's network size is not measured." if not o else
+        f"At the size of the paper's network ({o['config']['n_sensors']} sensors, "
+        f"{o['config']['depth']} hidden layers of {o['config']['width']}, as plain "
+        f"MLPs, at {o['batch_size']:,} points per loss term where the paper's notebook "
+        f"uses 50,000) the jitted step took {fmt_seconds(o['jit'].median)} and the "
+        f"ratio was {ratio(o)}, {ratio(o, 'eager_same_i')} without the per-step "
+        "compilation.")
+    report.text["original_ratio"] = ratio(o) if o else "not measured in quick mode"
+
+
+def as_data(m):
+    return {k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in m.items()}
+
+
+def scaling_figure(runs, original):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    sizes = [m["batch_size"] for m in runs]
+    for (key, label), marker in zip(VARIANTS, "os"):
+        mid, low, high = np.array([ratio_range(m[key], m["jit"]) for m in runs]).T
+        ax.errorbar(sizes, mid, yerr=[mid - low, high - mid], marker=marker, capsize=3,
+                    label=label)
+        if original:
+            o_mid = original[key].median / original["jit"].median
+            ax.plot([original["batch_size"]], [o_mid], marker=marker,
+                    linestyle="none", markersize=9, markerfacecolor="none",
+                    color=ax.lines[-1].get_color())
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("points per loss term (batch size)")
+    ax.set_ylabel("un-jitted step time / jitted step time")
+    ax.set_title("PI-DeepONet training step: how much faster with jit")
+    ax.legend(fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    ratios = {key: [m[key].median / m["jit"].median for m in runs]
+              for key, _ in VARIANTS}
+    alt = ("Log-log plot of the un-jitted step time divided by the jitted one against "
+           f"the batch size, {sizes_text(sizes)} points per loss term. With a Python "
+           "int i "
+           "the ratio goes " + ", ".join(fmt_ratio(r) for r in ratios["eager"])
+           + "; with the same i every call " + ", ".join(fmt_ratio(r) for r in
+                                                 ratios["eager_same_i"]) + ".")
+    caption = ("Ratio of medians; bars span both interquartile ranges.")
+    if original:
+        alt += (" Hollow markers: the paper's network size at "
+                f"{original['batch_size']:,} points, " + " and ".join(
+                    fmt_ratio(original[key].median / original["jit"].median)
+                    for key, _ in VARIANTS) + ".")
+        caption += " Hollow markers: the paper's network size."
+    return Figure(fig, alt, caption)
+
+
+def break_even(first, train):
+    """Steps after which jit is ahead: on its compile cost alone, from a cold start."""
+    saving = train["eager"].median - train["jit"].median
+    jit_first = sum(first["first"][k] for k in
+                    ("trace_and_lower", "compile", "first_execution"))
+    if saving <= 0:  # not expected; say so rather than divide by it
+        return None, None, jit_first
+    repay = math.ceil((first["first"]["trace_and_lower"] + first["first"]["compile"])
+                      / saving)
+    behind = jit_first - first["eager_first"]
+    cold = 1 if behind <= 0 else 1 + math.ceil(behind / saving)
+    return repay, cold, jit_first
+
+
+def fmt_steps(steps):
+    return "never: the jitted step was not faster" if steps is None else f"{steps:,}"
+
+
+def report_first_call(report, first, train):
+    repay, cold, jit_first = break_even(first, train)
+    f, no = first["first"], first["no_ynn"]
+    report.tables["first_call"] = markdown_table(
+        [f"batch of {train['batch_size']:,} points per loss term", "time"],
+        [["trace and lower (Python → jaxpr → StableHLO)",
+          fmt_seconds(f["trace_and_lower"])],
+         ["XLA compile", fmt_seconds(f["compile"])],
+         [f"first execution (builds {f['ynn_fusions']} YNNPACK runtimes)",
+          fmt_seconds(f["first_execution"])],
+         ["**first jitted step, total**", f"**{fmt_seconds(jit_first)}**"],
+         ["second execution", fmt_seconds(f["second_execution"])],
+         ["steady jitted step (median)", fmt_seconds(train["jit"].median)],
+         ["compiled without YNNPACK fusions: first, second execution",
+          fmt_seconds(no["first_execution"]) + ", "
+          + fmt_seconds(no["second_execution"])],
+         [f"first un-jitted step ({first['eager_first_compiles']} compilations)",
+          fmt_seconds(first["eager_first"])],
+         ["steady un-jitted step (median)", fmt_seconds(train["eager"].median)],
+         ["steps until the time saved repays trace + compile", fmt_steps(repay)],
+         ["steps until jit is ahead, first calls included", fmt_steps(cold)]])
+    a = first["agreement"]
+    report.data["agreement"] = a
+    report.data["first_call"] = {
+        **f, "no_ynn": no, "jit_first": jit_first, "repay_compile_steps": repay,
+        "cold_start_steps": cold, **{k: first[k] for k in (
+            "eager_first", "eager_first_compiles", "eager_first_compile_s")}}
+    report.text.update(
+        max_difference=f"{a['max_difference']:.1e}", max_step=f"{a['max_step']:.1e}",
+        trace_and_lower=fmt_seconds(f["trace_and_lower"]),
+        compile=fmt_seconds(f["compile"]), jit_first=fmt_seconds(jit_first),
+        first_execution=fmt_seconds(f["first_execution"]),
+        second_execution=fmt_seconds(f["second_execution"]),
+        ynn_fusions=str(f["ynn_fusions"]),
+        no_ynn_first_execution=fmt_seconds(no["first_execution"]),
+        no_ynn_second_execution=fmt_seconds(no["second_execution"]),
+        eager_first=fmt_seconds(first["eager_first"]),
+        eager_first_compiles=str(first["eager_first_compiles"]),
+        eager_first_compile_s=fmt_seconds(first["eager_first_compile_s"]),
+        repay_steps=fmt_steps(repay),
+        cold_start=("never: the jitted step was not faster" if cold is None
+                    else "from the very first step" if cold == 1
+                    else f"after {cold:,} steps"))
+
+
+def report_training(report, log, errors, seconds, config):
+    report.data["training"] = {"log": log, "seconds": seconds, "steps": config.steps,
+                               "errors": errors.tolist()}
+    report.figures["loss_curve"] = loss_figure(log)
+    every = max(len(log) // 8, 1)
+    shown = log[::every] + ([log[-1]] if (len(log) - 1) % every else [])
+    report.tables["loss"] = markdown_table(
+        ["step", "initial condition", "boundary (periodic)", "PDE residual"],
+        [[f"{r['step']:,}", f"{r['ics']:.2e}", f"{r['bcs']:.2e}", f"{r['res']:.2e}"]
+         for r in shown])
+    report.text.update(
+        steps=f"{config.steps:,}", train_seconds=fmt_seconds(seconds),
+        train_per_step=fmt_seconds(seconds / config.steps),
+        n_functions=f"{config.n_functions:,}", n_test=f"{config.n_test:,}",
+        error_mean=f"{errors.mean():.1%}", error_median=f"{np.median(errors):.1%}",
+        error_max=f"{errors.max():.1%}")
+    report.tables["accuracy"] = markdown_table(
+        ["held-out initial conditions", "mean", "median", "largest"],
+        [[f"{config.n_test:,}, not used in training", report.text["error_mean"],
+          report.text["error_median"], report.text["error_max"]]])
+
+
+def loss_figure(log):
+    import matplotlib.pyplot as plt
+
+    steps = [r["step"] for r in log]
+    fig, ax = plt.subplots()
+    for key, label in (("ics", "initial condition"), ("bcs", "boundary (periodic)"),
+                       ("res", "PDE residual")):
+        ax.plot(steps, [r[key] for r in log], label=label, linewidth=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("mean squared error on the step's batch")
+    ax.set_title("PI-DeepONet, heat equation: each loss term during training")
+    ax.legend()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    first, last = log[0], log[-1]
+    alt = (f"Log-scale plot of the three loss terms over {last['step']:,} training "
+           f"steps: initial condition from {first['ics']:.2g} to {last['ics']:.2g}, "
+           f"periodic boundary from {first['bcs']:.2g} to {last['bcs']:.2g}, PDE "
+           f"residual from {first['res']:.2g} to {last['res']:.2g}. The curves are "
+           "noisy because each point is measured on that step's random batch.")
+    return Figure(fig, alt, "Each term of the loss, on the batch of that step.")
+
+
+PLOT_TIMES = (0.0, 0.2, 0.5, 1.0)  # on the error grid's time axis
+
+
+def report_prediction(report, errors, t, x, predicted, exact):
+    """Prediction against the exact solution, for the held-out input of median error."""
+    import matplotlib.pyplot as plt
+
+    example = int(np.argsort(errors)[len(errors) // 2])
+    fig, ax = plt.subplots()
+    rows = []
+    for time_ in PLOT_TIMES:
+        k = int(np.argmin(np.abs(t - time_)))
+        net, true = predicted[example, k], exact[example, k]
+        line, = ax.plot(x, true, label=f"exact, t = {t[k]:.2g}")
+        ax.plot(x, net, "--", color=line.get_color(), label=f"network, t = {t[k]:.2g}")
+        rows.append([f"{t[k]:.2g}", f"{np.abs(true).max():.3f}",
+                     f"{np.abs(net - true).max():.3f}",
+                     f"{np.linalg.norm(net - true) / np.linalg.norm(true):.1%}"])
+    ax.set_xlabel("x")
+    ax.set_ylabel("s(t, x)")
+    ax.set_title(f"Held-out input {example}: network (dashed), exact solution (solid)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    alt = ("Four pairs of curves of s against x, at t = "
+           + ", ".join(r[0] for r in rows) + f", for held-out input {example} "
+           f"(relative L2 error {errors[example]:.1%} "
+           "over the whole grid): the exact solution flattens as it diffuses; the "
+           "network's dashed curves have relative L2 errors of "
+           + ", ".join(f"{r[3]} at t = {r[0]}" for r in rows) + ".")
+    report.figures["prediction"] = Figure(
+        fig, alt, "Solid: the exact solution; dashed: the trained network; one colour "
+        "per time.")
+    report.tables["prediction"] = markdown_table(
+        ["t", "largest exact value (absolute)", "largest error (absolute)",
+         "relative L2 error"], rows)
+    report.text.update(example=str(example), example_error=f"{errors[example]:.1%}",
+                       grid=f"{len(t)} × {len(x)}")
