@@ -16,7 +16,7 @@ def results():
 
 def test_results_hold_every_table_figure_and_number_the_page_uses(built_site):
     r = results()
-    assert r["tables"] == ["accuracy", "first_call", "loss", "prediction", "step_time"]
+    assert list(r["tables"]) == ["accuracy", "first_call", "loss", "prediction", "step_time"]
     assert set(r["figures"]) == {"loss_curve", "prediction", "scaling"}
     page = (ROOT / "docs" / "deeponet.md").read_text()
     for key in r["text"]:

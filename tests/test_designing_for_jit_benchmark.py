@@ -13,7 +13,7 @@ def results():
 
 def test_results_hold_the_tables_and_the_documented_behaviour(built_site):
     r = results()
-    assert r["tables"] == ["donation", "results", "times"]
+    assert list(r["tables"]) == ["donation", "results", "times"]
     designs = r["data"]["designs"]
     assert {d: designs[d]["weight_used"] for d in designs} == {
         "static_self": "old", "explicit": "new", "pytree": "new"}
