@@ -22,7 +22,9 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import functools
+import gzip
 import http.server
+import io
 import json
 import os
 import re
@@ -51,6 +53,9 @@ MAX_DOM_ELEMENTS = 1_400
 MAX_BYTES = 1_600_000
 # Requests a page must not make while it loads (only when the reader asks for them).
 NOT_ON_LOAD = re.compile(r"search/search_index\.json$")
+
+
+_COMPRESSED = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".ipynb"}
 
 
 class ToolMissing(Exception):
@@ -126,7 +131,29 @@ def element_counts(site: Path, pages: list[str]) -> dict[str, int]:
             for p in pages}
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
+class _Server(http.server.SimpleHTTPRequestHandler):
+    """The site as GitHub Pages serves it: text compressed with gzip when the browser asks.
+
+    Lighthouse's performance figures simulate a phone's network from the bytes that
+    crossed the wire, so an uncompressed local server would make every page look heavier
+    than its published self.
+    """
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if (path.suffix not in _COMPRESSED or not path.is_file()
+                or "gzip" not in self.headers.get("Accept-Encoding", "")):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
     def log_message(self, *args):
         pass
 
@@ -134,7 +161,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def lighthouse(site: Path, pages: list[str], performance: set[str], node: str,
                processes: int = 2) -> dict[str, dict]:
     """Lighthouse results per page: `processes` Chromium processes share the pages."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Server, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     # The heaviest pages first, so the slowest runs start at once.

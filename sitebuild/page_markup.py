@@ -37,13 +37,20 @@ _MATHJAX_CONFIG = re.compile(
 _MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?jp-Mermaid.*?</script>\s*'
                       r'<style>\s*\.jp-Mermaid(?:(?!</style>).)*</style>\s*', re.S)
 _LIST_REPR_STYLE = re.compile(r"<style>\s*\['.*?</style>\s*", re.S)
-_CLIPBOARD_COPY = re.compile(r'<clipboard-copy for="([^"]*)",?\s+aria-label=')
+_CLIPBOARD_COPY = re.compile(r'<clipboard-copy\b([^>]*)>')
 _BODY = re.compile(r"<body\b.*</body>", re.S)
 _STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S)
 
 
 def _lighter_code(html: str) -> str:
     return _CODE_BLOCK.sub(lambda m: _PLAIN_TOKEN.sub(r"\1", m.group(1)), html)
+
+
+def _copy_button(match: re.Match) -> str:
+    attributes = re.sub(r'\s*,(?:="")?', "", match.group(1))  # the template's stray comma
+    if "role=" not in attributes:
+        attributes += ' role="button" tabindex="0"'
+    return f"<clipboard-copy{attributes}>"
 
 
 def _notebook(html: str) -> str:
@@ -53,7 +60,7 @@ def _notebook(html: str) -> str:
         html = _MERMAID.sub("", html)
     html = _LIST_REPR_STYLE.sub("", html)
     # The element takes the role of a button when its script runs; say so in the markup.
-    html = _CLIPBOARD_COPY.sub(r'<clipboard-copy for="\1" role="button" tabindex="0" aria-label=', html)
+    html = _CLIPBOARD_COPY.sub(_copy_button, html)
     body = _BODY.search(html)
     if body:
         styles = _STYLE.findall(body.group(0))

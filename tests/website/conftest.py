@@ -165,7 +165,7 @@ def _visit(tab, base: str, url: str) -> Visit:
     tab.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
     for scheme in SCHEMES:
         tab.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-        visit.low_contrast[scheme] = [e for e in tab.evaluate(CONTRAST_JS) if e["ratio"] < e["need"]]
+        visit.low_contrast[scheme] = [e for e in tab.evaluate(CONTRAST_JS) if e["fails"]]
     for event, handler in handlers.items():
         tab.remove_listener(event, handler)
     return visit
