@@ -8,9 +8,9 @@ sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page 
   inputs only.
 - Pygments wraps every token of a code block in a <span>, even names, whitespace,
   punctuation and operators, which the site draws in the code's own colour
-  (docs/stylesheets/extra.css): those spans go, leaving the text. On a long chapter they
-  were over half the page's elements, which is what a phone spends its style and layout
-  time on.
+  (docs/stylesheets/extra.css): those spans go, leaving the text, and so does the empty
+  <span> that opens each block. On a long chapter they were over half the page's
+  elements, which is what a phone spends its style and layout time on.
 - Notebook pages (mkdocs-jupyter's template): a MathJax loader with an empty src and its
   configuration, a Mermaid loader that names a CDN (the notebooks have neither math nor
   diagrams), a <style> holding a Python list's repr (a CSS parse error), <style> elements
@@ -29,6 +29,7 @@ _CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="(?:checkbox|radio)"[
 _CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?![\w-])[^"]*">\s*<pre\b.*?</pre>)', re.S)
 # Tokens drawn in the code's own colour: names, whitespace, punctuation, operators.
 _PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
+_EMPTY_SPAN = re.compile(r"(<pre\b[^>]*>)<span></span>")  # what Pygments opens each block with
 
 _EMPTY_SCRIPT = re.compile(r'(?:<!-- Load mathjax -->\s*)?<script src="">\s*</script>\s*')
 _MATHJAX_CONFIG = re.compile(
@@ -43,7 +44,10 @@ _STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S)
 
 
 def _lighter_code(html: str) -> str:
-    return _CODE_BLOCK.sub(lambda m: _PLAIN_TOKEN.sub(r"\1", m.group(1)), html)
+    def lighter(match: re.Match) -> str:
+        block = _EMPTY_SPAN.sub(r"\1", match.group(1))
+        return _PLAIN_TOKEN.sub(r"\1", block)
+    return _CODE_BLOCK.sub(lighter, html)
 
 
 def _copy_button(match: re.Match) -> str:

@@ -18,7 +18,7 @@ def test_plain_tokens_of_code_blocks_become_text_and_the_text_is_unchanged():
             '<span class="mi">1</span><span class="p">)</span>  <span class="c1"># one</span>\n'
             '</code></pre></div>')
     out = page_markup.lighter_page(code)
-    assert '<code>x = f(<span class="mi">1</span>)  <span class="c1"># one</span>' in out
+    assert '<pre><code>x = f(<span class="mi">1</span>)  <span class="c1"># one</span>' in out
     # Code outside a pymdownx block (a notebook's cells) keeps its spans.
     notebook = code.replace("language-python highlight", "highlight-ipynb")
     assert page_markup.lighter_page(notebook) == notebook
