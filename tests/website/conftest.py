@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,7 +166,7 @@ def _visit(tab, base: str, url: str) -> Visit:
     tab.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
     for scheme in SCHEMES:
         tab.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-        visit.low_contrast[scheme] = [e for e in tab.evaluate(CONTRAST_JS) if e["ratio"] < e["need"]]
+        visit.low_contrast[scheme] = [e for e in tab.evaluate(CONTRAST_JS) if e["fails"]]
     for event, handler in handlers.items():
         tab.remove_listener(event, handler)
     return visit
@@ -191,6 +192,23 @@ def snippet_lines() -> set[str]:
     """Every line of every file under snippets/, stripped: what a Python code block may show."""
     return {line.strip() for path in (ROOT / "snippets").glob("*.py")
             for line in path.read_text(encoding="utf-8").splitlines()}
+
+
+@pytest.fixture(scope="session")
+def page_audits(built_site) -> list:
+    """Every page through the Nu Html Checker and Lighthouse (sitebuild/audit_pages.py)."""
+    import audit_pages  # sitebuild/
+    try:
+        audit_pages.tools()
+    except audit_pages.ToolMissing as missing:
+        unavailable(str(missing), audit_pages.INSTALL)
+    start = time.perf_counter()
+    found = audit_pages.audit(built_site, performance_pages=2, processes=2)
+    # Reported, never asserted: how long the audits take on this machine.
+    print(f"\npage audits: {len(found)} pages in {time.perf_counter() - start:.0f} s")
+    for page in found:
+        print("  " + audit_pages.describe(page))
+    return found
 
 
 @pytest.fixture(scope="session")

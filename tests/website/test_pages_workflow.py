@@ -39,7 +39,7 @@ def test_every_action_is_pinned_to_a_commit_with_its_version(workflow):
 def test_least_privilege_and_no_secrets(workflow):
     text = WORKFLOW.read_text(encoding="utf-8")
     assert workflow["permissions"] == {}, "nothing granted at the top level"
-    assert workflow["jobs"]["build"]["permissions"] == {"contents": "read"}
+    assert workflow["jobs"]["build"]["permissions"] == {"contents": "read", "pages": "read"}
     assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
     assert "secrets." not in text and "GITHUB_TOKEN" not in text
     assert workflow["concurrency"]["group"]
@@ -58,3 +58,17 @@ def test_main_builds_at_full_size_and_deploys_pull_requests_only_build(workflow)
     assert upload["if"] == "github.event_name != 'pull_request'"
     assert "github.event_name != 'pull_request'" in deploy["if"] and deploy["needs"] == "build"
     assert deploy["environment"]["name"] == "github-pages"
+
+
+def test_the_published_address_and_repository_come_from_the_workflow(workflow):
+    """A fork publishes at its own address without editing a file; a local build keeps a default."""
+    steps = workflow["jobs"]["build"]["steps"]
+    pages = next(s for s in steps if "configure-pages" in s.get("uses", ""))
+    build = next(s for s in steps if "mkdocs build" in s.get("run", ""))
+    assert build["env"]["BASE_URL"] == f"${{{{ steps.{pages['id']}.outputs.base_url }}}}"
+    assert 'export SITE_URL="${BASE_URL%/}/"' in build["run"]
+    assert build["env"]["REPO_URL"] == "${{ github.server_url }}/${{ github.repository }}"
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r'^site_url: !ENV \[SITE_URL, "http://127\.0\.0\.1:8000/"\]', config, re.M)
+    assert re.search(r"^repo_url: !ENV \[REPO_URL, null\]", config, re.M)
+    assert "example.invalid" not in config

@@ -1,0 +1,194 @@
+"""Each chapter's code, downloadable from the site: a MkDocs hook (mkdocs.yml `hooks:`).
+
+A chapter docs/<stem>.md needs the snippet files its page includes (`--8<-- "file.py:..."`),
+snippets/<stem with _>.py and <stem with _>_benchmark.py when they exist, and every snippet
+file those import, recursively (snippet_runs.imported_snippets). The site serves:
+
+- downloads/<file>.py: each snippet file once, byte for byte;
+- downloads/<stem>.zip: a chapter's files in a folder <stem>/, with a requirements.txt
+  holding the pinned lines of the project's requirements.txt that they need (what they
+  import, and what that pins in turn), so that the folder alone runs them.
+
+Each chapter page shows a "Download the code" box, listing those links, where the page has
+the marker `<!-- downloads -->`; without it, right under the heading "Run it on your
+machine"; without that, at the end of the page. tests/website/test_downloads.py downloads
+the zips from the built site into empty folders and runs them.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import io
+import posixpath
+import re
+import sys
+import zipfile
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import snippet_runs  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+
+FOLDER = "downloads"  # URL folder of the downloads
+MARKER = "<!-- downloads -->"
+# A line that pymdownx.snippets replaces: the marker alone on its line, as pages write it.
+_INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^":]+\.py)(?::[^"]*)?"[ \t]*$', re.M)
+_RUN_IT = re.compile(r'<h2 id="run-it-on-your-machine"[^>]*>.*?</h2>\s*', re.S)
+_FOOTNOTES = re.compile(r'<div class="footnote">')
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed: the same files make the same zip, build after build
+
+
+@dataclass
+class Chapter:
+    stem: str  # docs/<stem>.md
+    files: list[Path]  # snippet files, sorted by name
+
+    @property
+    def zip_name(self) -> str:
+        return f"{self.stem}.zip"
+
+
+_chapters: dict[str, Chapter] = {}  # page src_uri -> its chapter's code
+
+
+def chapter_files(page: Path, snippets: Path) -> list[Path]:
+    """The snippet files a chapter page needs (see the module's docstring)."""
+    stem = page.stem.replace("-", "_")
+    wanted = [snippets / name for name in _INCLUDE.findall(page.read_text(encoding="utf-8"))]
+    wanted += [snippets / f"{stem}.py", snippets / f"{stem}_benchmark.py"]
+    found: set[Path] = set()
+    for path in wanted:
+        if path.is_file():
+            found.update(snippet_runs.imported_snippets(path, snippets))
+    return sorted(found, key=lambda p: p.name)
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirements(files: list[Path], requirements_txt: Path) -> str:
+    """The pinned lines of requirements.txt that these files need to run.
+
+    A distribution is needed when a file imports it, or when a needed distribution
+    depends on it (jax needs jaxlib, which no snippet imports).
+    """
+    pinned = {}
+    for line in requirements_txt.read_text(encoding="utf-8").splitlines():
+        spec = line.split("#")[0].strip()
+        if spec:
+            pinned[_normal(re.split(r"[=<>!~\[ ]", spec)[0])] = spec
+    distributions = importlib.metadata.packages_distributions()
+    todo = [_normal(d) for f in files for name in _top_level_imports(f) for d in distributions.get(name, [])]
+    needed: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in needed or name not in pinned:
+            continue
+        needed.add(name)
+        for requirement in importlib.metadata.requires(name) or []:
+            if "extra ==" not in requirement:
+                todo.append(_normal(re.split(r"[ ;=<>!~\[(]", requirement)[0]))
+    return "".join(f"{pinned[name]}\n" for name in sorted(needed))
+
+
+def chapter_zip(chapter: Chapter, requirements_txt: Path) -> bytes:
+    """The chapter's files in a folder named after it, with their requirements."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        entries = [(p.name, p.read_bytes()) for p in chapter.files]
+        entries.append(("requirements.txt", requirements(chapter.files, requirements_txt).encode()))
+        for name, data in sorted(entries):
+            info = zipfile.ZipInfo(f"{chapter.stem}/{name}", date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def on_files(files, config):
+    root = Path(config.config_file_path).resolve().parent
+    snippets = root / "snippets"
+    _chapters.clear()
+    served: set[Path] = set()
+    for file in files.documentation_pages():
+        if not file.src_uri.endswith(".md") or file.abs_src_path is None:
+            continue
+        found = chapter_files(Path(file.abs_src_path), snippets)
+        if not found:
+            continue  # a page without code: nothing to download
+        chapter = Chapter(Path(file.src_uri).stem, found)
+        _chapters[file.src_uri] = chapter
+        served.update(found)
+        files.append(File.generated(config, f"{FOLDER}/{chapter.zip_name}",
+                                    content=chapter_zip(chapter, root / "requirements.txt")))
+    for path in sorted(served):
+        files.append(File.generated(config, f"{FOLDER}/{path.name}", abs_src_path=str(path)))
+    return files
+
+
+def _box(chapter: Chapter, page_url: str, source_url: str | None) -> str:
+    page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
+
+    def link(name: str) -> str:
+        return escape(posixpath.relpath(f"{FOLDER}/{name}", page_dir or "."))
+
+    items = [f'<li><a href="{link(chapter.zip_name)}" download><code>{chapter.zip_name}</code></a>: '
+             f'all {len(chapter.files)} files in a folder <code>{chapter.stem}/</code>, '
+             f'with the <code>requirements.txt</code> they need</li>']
+    for path in chapter.files:
+        item = f'<li><a href="{link(path.name)}" download><code>{path.name}</code></a>'
+        if source_url:
+            item += f' (<a href="{escape(source_url + path.name)}">source</a>)'
+        items.append(item + "</li>")
+    return ('<div class="admonition abstract downloads">\n'
+            '<p class="admonition-title">Download the code</p>\n'
+            "<p>Every file this chapter's code needs, exactly as the build ran it. In an empty folder, "
+            "<code>pip install -r requirements.txt</code> and the commands below work as they do "
+            "in a clone of this site's repository, without its <code>snippets/</code> prefix.</p>\n"
+            f'<ul>\n{"".join(items)}\n</ul>\n</div>\n')
+
+
+def on_page_content(html, page, config, files):
+    chapter = _chapters.get(page.file.src_uri)
+    if chapter is None:
+        return html
+    source = None
+    if config.repo_url and config.edit_uri:
+        # edit_uri names the docs folder ("edit/main/docs/"); the snippets sit beside it.
+        base = config.edit_uri.replace("edit/", "blob/", 1).rstrip("/")
+        source = f"{config.repo_url.rstrip('/')}/{posixpath.dirname(base)}/snippets/"
+    box = _box(chapter, page.url, source)
+    if MARKER in html:
+        return html.replace(MARKER, box, 1)
+    heading = _RUN_IT.search(html)
+    if heading:
+        return html[:heading.end()] + box + html[heading.end():]
+    footnotes = _FOOTNOTES.search(html)
+    if footnotes:
+        return html[:footnotes.start()] + box + html[footnotes.start():]
+    return html + box
+
+
+
+def on_page_context(context, page, config, nav):
+    """A notebook page's source is its template under notebooks/, not a file in docs/."""
+    if config.repo_url and config.edit_uri and page.edit_url and page.file.src_uri.endswith(".ipynb"):
+        root = posixpath.dirname(config.edit_uri.rstrip("/"))  # "edit/main/docs/" -> "edit/main"
+        page.edit_url = (f"{config.repo_url.rstrip('/')}/{root}/notebooks/"
+                         f"{Path(page.file.src_uri).stem}.py")
+    return context

@@ -1,0 +1,94 @@
+"""Finished pages made valid and lighter: a MkDocs hook (mkdocs.yml `hooks:`).
+
+Material and mkdocs-jupyter write markup that the Nu Html Checker rejects, and more of it
+than a reader's browser needs; the fixes are to markup only, and each says what it fixes.
+sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page to it.
+
+- Material's checkbox toggles carry autocomplete="off", which HTML allows on text-like
+  inputs only.
+- Pygments wraps every token of a code block in a <span>, even names, whitespace,
+  punctuation and operators, which the site draws in the code's own colour
+  (docs/stylesheets/extra.css): those spans go, leaving the text, and so does the empty
+  <span> that opens each block. On a long chapter they were over half the page's
+  elements, which is what a phone spends its style and layout time on.
+- Notebook pages (mkdocs-jupyter's template): a MathJax loader with an empty src and its
+  configuration, a Mermaid loader that names a CDN (the notebooks have neither math nor
+  diagrams), a <style> holding a Python list's repr (a CSS parse error), <style> elements
+  in <body> (moved to <head>, in order), and copy buttons with a stray "," attribute and an
+  aria-label that needs their role.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mkdocs.plugins import event_priority
+
+_CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="(?:checkbox|radio)"[^>]*?)\s+autocomplete="[^"]*"')
+# A code block of pymdownx.highlight: <div class="language-python highlight"><pre>...</pre>
+_CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?![\w-])[^"]*">\s*<pre\b.*?</pre>)', re.S)
+# Tokens drawn in the code's own colour: names, whitespace, punctuation, operators.
+_PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
+_EMPTY_SPAN = re.compile(r"(<pre\b[^>]*>)<span></span>")  # what Pygments opens each block with
+
+_EMPTY_SCRIPT = re.compile(r'(?:<!-- Load mathjax -->\s*)?<script src="">\s*</script>\s*')
+_MATHJAX_CONFIG = re.compile(
+    r'(?:<!-- MathJax configuration -->\s*)?<script type="text/x-mathjax-config">.*?</script>\s*'
+    r'(?:<!-- End of mathjax configuration -->)?', re.S)
+_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?jp-Mermaid.*?</script>\s*'
+                      r'<style>\s*\.jp-Mermaid(?:(?!</style>).)*</style>\s*', re.S)
+_LIST_REPR_STYLE = re.compile(r"<style>\s*\['.*?</style>\s*", re.S)
+_CLIPBOARD_COPY = re.compile(r'<clipboard-copy\b([^>]*)>')
+_BODY = re.compile(r"<body\b.*</body>", re.S)
+_STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S)
+
+
+def _lighter_code(html: str) -> str:
+    def lighter(match: re.Match) -> str:
+        block = _EMPTY_SPAN.sub(r"\1", match.group(1))
+        return _PLAIN_TOKEN.sub(r"\1", block)
+    return _CODE_BLOCK.sub(lighter, html)
+
+
+def _copy_button(match: re.Match) -> str:
+    attributes = re.sub(r'\s*,(?:="")?', "", match.group(1))  # the template's stray comma
+    if "role=" not in attributes:
+        attributes += ' role="button" tabindex="0"'
+    return f"<clipboard-copy{attributes}>"
+
+
+def _notebook(html: str) -> str:
+    html = _EMPTY_SCRIPT.sub("", html)
+    html = _MATHJAX_CONFIG.sub("", html)
+    if "jp-Mermaid" not in _MERMAID.sub("", html):  # no diagram on the page
+        html = _MERMAID.sub("", html)
+    html = _LIST_REPR_STYLE.sub("", html)
+    # The element takes the role of a button when its script runs; say so in the markup.
+    html = _CLIPBOARD_COPY.sub(_copy_button, html)
+    body = _BODY.search(html)
+    if body:
+        styles = _STYLE.findall(body.group(0))
+        if styles:
+            rest = _STYLE.sub("", body.group(0))
+            head_end = html.index("</head>")
+            html = (html[:head_end] + "".join(styles) + html[head_end:body.start()]
+                    + rest + html[body.end():])
+    return html
+
+
+def lighter_page(html: str, notebook: bool = False) -> str:
+    """A finished page's HTML, valid and lighter (see the module's docstring)."""
+    html = _CHECKBOX_AUTOCOMPLETE.sub(r"\1", html)
+    html = _lighter_code(html)
+    return _notebook(html) if notebook else html
+
+
+@event_priority(-200)  # last: after mkdocs-jupyter and sitebuild/hook.py have written the page
+def on_post_page(output, page, config):
+    return lighter_page(output, notebook=page.file.src_uri.endswith(".ipynb"))
+
+
+def on_post_template(output_content, template_name, config):
+    if template_name == "404.html":  # the one page MkDocs renders from a bare template
+        return lighter_page(output_content)
+    return output_content

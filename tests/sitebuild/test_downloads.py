@@ -1,0 +1,35 @@
+"""sitebuild/downloads.py: which files a chapter needs, and the zip that carries them."""
+
+import io
+import zipfile
+
+import downloads
+from project import ROOT
+
+SNIPPETS = ROOT / "snippets"
+
+
+def test_a_chapter_needs_its_snippets_and_what_they_import(tmp_path):
+    page = tmp_path / "designing-for-jit.md"
+    page.write_text('Text\n\n```python\n--8<-- "selu.py:selu"\n```\n'
+                    'Not an include: `--8<-- "compilers.py:x"` in prose.\n')
+    names = [p.name for p in downloads.chapter_files(page, SNIPPETS)]
+    assert "selu.py" in names and "compilers.py" not in names
+    assert {"designing_for_jit.py", "designing_for_jit_benchmark.py", "deeponet.py", "measurement.py"} <= set(names)
+    assert names == sorted(names)
+
+
+def test_requirements_are_the_pinned_lines_the_files_need():
+    needed = downloads.requirements([SNIPPETS / "deeponet.py"], ROOT / "requirements.txt").splitlines()
+    pinned = (ROOT / "requirements.txt").read_text()
+    assert {line.split("==")[0] for line in needed} >= {"jax", "jaxlib"}  # jaxlib: what jax pins
+    assert all(line in pinned for line in needed)
+    assert not any(line.startswith(("mkdocs", "pytest")) for line in needed)
+
+
+def test_the_zip_is_the_same_build_after_build():
+    chapter = downloads.Chapter("selu", [SNIPPETS / "selu.py", SNIPPETS / "measurement.py"])
+    first = downloads.chapter_zip(chapter, ROOT / "requirements.txt")
+    assert first == downloads.chapter_zip(chapter, ROOT / "requirements.txt")
+    names = zipfile.ZipFile(io.BytesIO(first)).namelist()
+    assert names == ["selu/measurement.py", "selu/requirements.txt", "selu/selu.py"]
