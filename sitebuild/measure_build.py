@@ -38,7 +38,10 @@ NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.
                     r"(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
 # Calls of a few microseconds are mostly dispatch, which the machine's state moves most.
 SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (float("inf"), "10 ms and more"))
-NOT_PROSE = re.compile(r"<(pre|code|table|figure|svg|nav|script|style)\b.*?</\1>", re.S)
+# Not prose: code, tables, figures, navigation, and the hidden copy of each notebook cell's code
+# that mkdocs-jupyter puts beside it for its copy button.
+NOT_PROSE = re.compile(r"<(pre|code|table|figure|svg|nav|script|style|clipboard-copy)\b.*?</\1>"
+                       r"|<div class=\"clipboard-copy-txt\"[^>]*>.*?</div>", re.S)
 
 
 def _env(quick: bool) -> dict[str, str]:
