@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import snippet_runs
 

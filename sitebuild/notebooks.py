@@ -19,7 +19,7 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import snippet_runs  # noqa: E402

@@ -30,7 +30,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 KEY_FILE = "key.json"
 RESULTS_FILE = "results.json"
