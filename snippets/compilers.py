@@ -258,7 +258,7 @@ def load_selu(serialized):
 # --8<-- [end:export]
 
 
-def _tour():
+def _tour(quick=False):
     import tempfile
 
     x = jax.device_put(np.linspace(-3, 3, 8, dtype=np.float32))
@@ -271,8 +271,8 @@ def _tour():
     print(f"bytes moved eagerly {eager}, fused {bytes_moved_fused(found['jaxpr'])}")
     print("jit's in-memory caches:", jit_cache_capacities(), programs_held(x), "\n")
 
-    with tempfile.TemporaryDirectory() as cache_dir:
-        for label in ("cold cache", "warm cache"):
+    with tempfile.TemporaryDirectory() as cache_dir:  # --quick: no fresh processes
+        for label in () if quick else ("cold cache", "warm cache"):
             run = in_fresh_process(first_call, cache_dir, 1000)
             print(f"{label}: first call {run['first_call_s'] * 1e3:.1f} ms, "
                   f"cache hits {run['cache_hits']}, "
@@ -285,4 +285,4 @@ def _tour():
 
 
 if __name__ == "__main__" and sys.argv[1:2] != ["--fresh"]:
-    _tour()
+    _tour(quick="--quick" in sys.argv)

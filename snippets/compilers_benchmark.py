@@ -8,6 +8,7 @@ Every fact of JAX that docs/compilers.md states is checked here; the build stops
 
 import statistics
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import jax
@@ -71,9 +72,8 @@ def listings(report, n):
         stablehlo_lines=str(found["stablehlo"].count("\n")),
         fused_listing=fused_listing(hlo),
         temp_bytes=f"{found['memory'].temp_size_in_bytes:,}",
-        fusion_kind=fused[0]["kind"],
         fused_ops=", ".join(f"`{op}`" for op in fused[0]["ops"]),
-        fused_op_count=str(len(fused[0]["ops"])),
+        fusion_kind=fused[0]["kind"], fused_op_count=str(len(fused[0]["ops"])),
         jaxpr_eqns=str(len(found["jaxpr"].jaxpr.eqns)),
         jaxpr_primitives=", ".join(f"`{name}`" for name, _, _ in rows),
         flops_per_element=f"{cost['flops'] / n:g}",
@@ -99,7 +99,8 @@ def memory_traffic(report, quick):
     sizes = [10**3, 10**5] if quick else [10**3, 10**4, 10**5, 10**6, 10**7]
     repeats, min_sample = (5, 0.001) if quick else (7, 0.01)
     model = report.data["model"]["ratio"]
-    inputs = {n: random_input(n) for n in sizes}
+    pool = np.asarray(random_input(sizes[-1]))  # one draw, no compilation per size:
+    inputs = {n: jnp.asarray(pool[:n]) for n in sizes}  # random_input(n)'s values
     kinds = {"eager": eager_call, "jit": jit_call,
              "scale_jit": lambda x: scale_jit(x).block_until_ready()}
     calls = {(n, kind): lambda fn=fn, x=x: fn(x)
@@ -130,8 +131,7 @@ def memory_traffic(report, quick):
         small_eager=fmt_seconds(small["eager"]["median"]),
         small_jit=fmt_seconds(small["jit"]["median"]),
         mid_n=f"{mid['n']:,}", mid_jit=fmt_seconds(mid["jit"]["median"]),
-        mid_scale=fmt_seconds(mid["scale_jit"]["median"]),
-    )
+        mid_scale=fmt_seconds(mid["scale_jit"]["median"]))
     report.figures["model_vs_measured"] = traffic_figure(sizes, ratios, measured, model)
 
 
@@ -140,8 +140,7 @@ def _and(sizes):
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _comparison(above, below):
-    """Where the measured ratio lies against the model, in words."""
+def _comparison(above, below):  # where the measured ratio lies, in words
     if above and below:
         return f"above the model at n = {_and(above)} and below it at n = {_and(below)}"
     return f"{'above' if above else 'below'} the model at every n measured"
@@ -198,7 +197,11 @@ def persistent_cache(report, quick):
     pairs, n = (1 if quick else 3), 1000
     runs = {"default": [], "cold": [], "warm": [], "moved": []}
     entries = {state: [] for state in runs}
-    with tempfile.TemporaryDirectory(prefix="jit-cache-") as root:
+    with (tempfile.TemporaryDirectory(prefix="jit-cache-") as root,
+          ThreadPoolExecutor(1) as beside):
+        late = (configured_late, f"{root}/late", f"{root}/second")
+        # quick mode runs this check beside the timed runs; full size, alone after them
+        late_run = beside.submit(in_fresh_process, *late) if quick else None
         def run(state, folder, *thresholds):
             runs[state].append(in_fresh_process(first_call, folder, n, *thresholds))
             entries[state].append(cache_entries(folder))
@@ -210,7 +213,7 @@ def persistent_cache(report, quick):
             run("warm", f"{root}/cache-{i}")
         Path(f"{root}/cache-0").rename(f"{root}/moved")  # the same entries, elsewhere
         run("moved", f"{root}/moved")
-        late = in_fresh_process(configured_late, f"{root}/late", f"{root}/second")
+        late = late_run.result() if quick else in_fresh_process(*late)
         for run in (run for state_runs in runs.values() for run in state_runs):
             run["log"] = [line.replace(root, "<tmp>") for line in run["log"]]
         logs = {state: "\n".join(r[0]["log"]) for state, r in runs.items() if r}
@@ -218,7 +221,6 @@ def persistent_cache(report, quick):
 
     def median(state, key):
         return statistics.median(r[key] for r in runs[state])
-
     def span(state, key):
         values = [r[key] for r in runs[state]]
         return fmt_seconds(median(state, key)) + ("" if len(values) == 1 else
@@ -257,8 +259,7 @@ def persistent_cache(report, quick):
         late_first=", ".join(f"`{name.split('-')[0]}`" for name in late["first"]),
         default_min_compile_time=f"{thresholds['min_compile_time_secs']:g} s",
         log_default=logs.get("default", "(not run in quick mode)"),
-        log_cold=logs["cold"], log_warm=logs["warm"], log_moved=logs["moved"],
-    )
+        log_cold=logs["cold"], log_warm=logs["warm"], log_moved=logs["moved"])
 
 
 def check_persistent_cache(runs, entries, late, quick):
@@ -294,8 +295,7 @@ def _same(exported, x):
     return bool(np.array_equal(np.asarray(exported.call(x)), np.asarray(jit_call(x))))
 
 
-def normal(n, seed):
-    """Standard normal float32 data made by NumPy: no JAX program compiled for it."""
+def normal(n, seed):  # standard normal float32 from NumPy: no JAX program compiled
     return jax.device_put(np.random.default_rng(seed).standard_normal(n, np.float32))
 
 
@@ -333,8 +333,7 @@ def keep_and_reuse(report):
         export_lengths=_and(lengths), export_bytes=f"{len(blob):,}",
         export_in_avals=", ".join(str(a) for a in restored.in_avals),
         export_platforms=", ".join(restored.platforms),
-        export_wrong_platform=wrong_platform,
-    )
+        export_wrong_platform=wrong_platform)
 
 
 def no_build_paths(report):

@@ -9,6 +9,7 @@ Also shows what CPython runs for the pure-Python loop: its bytecode, for this Py
 import platform
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from interpreters import (RUNGS, instructions_executed, instructions_per_element,
@@ -56,8 +57,9 @@ def measure(quick: bool) -> Report:
     adaptive = loop_body_bytecode(adaptive=True)  # after many runs: quickened
     swapped = quickened()
 
-    # -- the fixed cost of one call: the same rungs on a single element
-    one = ladder_inputs(random_input(1))
+    # -- the fixed cost of one call: the same rungs on x's first element (the value
+    # random_input(1) draws), through NumPy: no JAX program compiled to draw or slice
+    one = ladder_inputs(jnp.asarray(np.asarray(x)[:1]))
     fixed = time_calls({name: lambda rung=rung, arg=one[name]: rung(arg)
                         for name, rung in RUNGS.items()},
                        repeats=repeats, min_sample_s=min_sample)

@@ -47,9 +47,11 @@ def measure(quick: bool) -> Report:
         start = time.perf_counter()
         run()
         seconds[part] = time.perf_counter() - start
-    y, message = donation_demo(random_input(5))
+    # random_input(5)'s values, as the pool's first five: JAX's draws for one seed
+    # are prefixes of each other, and taking them costs no compilation
+    y, message = donation_demo(jnp.asarray(pool[:5]))
     report.text["donated_error"] = message
-    same = bool((y == selu_jit(random_input(5))).all())
+    same = bool((y == selu_jit(jnp.asarray(pool[:5]))).all())
     report.data["donated_equals_undonated"] = same
     return report
 

@@ -20,7 +20,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 
 # --8<-- [start:time_call]
@@ -60,11 +61,12 @@ class Timing:
 def time_call(fn: Callable[[], Any], *, repeats: int = 15, warmup: int = 2,
               min_sample_s: float = 0.01) -> Timing:
     """Time `fn()`, which must block until its result is ready (see `time_calls`)."""
-    return time_calls({"fn": fn}, repeats=repeats, warmup=warmup, min_sample_s=min_sample_s)["fn"]
+    return time_calls({"fn": fn}, repeats=repeats, warmup=warmup,
+                      min_sample_s=min_sample_s)["fn"]
 
 
-def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15, warmup: int = 2,
-               min_sample_s: float = 0.01) -> dict[Any, Timing]:
+def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15,
+               warmup: int = 2, min_sample_s: float = 0.01) -> dict[Any, Timing]:
     """Time several functions together; each must block until its result is ready.
 
     Warm-up calls (compilation, caches, page faults of the first allocation) are run
@@ -117,7 +119,8 @@ def stopwatch(fn: Callable[[], Any]) -> tuple[float, Any]:
 # ---------------------------------------------------------------- formatting
 
 def fmt_seconds(seconds: float) -> str:
-    """A duration with a unit a reader can compare at a glance (3 significant digits)."""
+    """A duration with a unit a reader can compare at a glance (3 significant
+    digits)."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
         if seconds >= scale or unit == "ns":
             return f"{seconds / scale:.3g} {unit}"
@@ -165,7 +168,8 @@ def environment() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+             else os.cpu_count())
     return {
         "cpu": cpu,
         "cores": cores,
@@ -173,21 +177,22 @@ def environment() -> dict[str, Any]:
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
         "backend": jax.default_backend(),
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d"),
     }
 
 
 # --8<-- [start:machine_check]
-def machine_check() -> dict[str, float]:
-    """How fast, and how busy, the machine is right now: medians of three tiny calls, in seconds.
+def machine_check(repeats: int = 9) -> dict[str, float]:
+    """How fast, and how busy, the machine is right now: medians of three tiny calls,
+    in seconds (`repeats` samples each; quick mode takes fewer).
 
-    A loop of pure Python runs on one core and follows that core's speed alone. A jitted
-    call on 1,000 floats is almost all dispatch: Python hands the work to XLA's runtime
-    threads and waits for the answer. On a shared virtual machine that handoff can take a
-    few microseconds or several times that, and flip between the two, when other work runs
-    or for no visible reason. The same NumPy call runs on the calling thread. `main` takes
-    this check before and after measuring, so two builds' timings can be read against the
-    state of the machine each one met.
+    A loop of pure Python runs on one core and follows that core's speed alone. A
+    jitted call on 1,000 floats is almost all dispatch: Python hands the work to XLA's
+    runtime threads and waits for the answer. On a shared virtual machine that handoff
+    can take a few microseconds or several times that, and flip between the two, when
+    other work runs or for no visible reason. The same NumPy call runs on the calling
+    thread. `main` takes this check before and after measuring, so two builds' timings
+    can be read against the state of the machine each one met.
     """
     import jax
     import numpy as np
@@ -197,7 +202,8 @@ def machine_check() -> dict[str, float]:
     add_one = jax.jit(lambda v: v + 1)
     timed = time_calls({"python_loop": lambda: sum(range(10_000)),
                         "tiny_jit_call": lambda: add_one(x).block_until_ready(),
-                        "tiny_numpy_call": lambda: np.add(x_np, 1)}, repeats=9, min_sample_s=0.005)
+                        "tiny_numpy_call": lambda: np.add(x_np, 1)},
+                       repeats=repeats, min_sample_s=0.005)
     return {key: t.median for key, t in timed.items()}
 # --8<-- [end:machine_check]
 
@@ -205,7 +211,8 @@ def machine_check() -> dict[str, float]:
 def stamp_text(env: dict[str, Any], quick: bool) -> str:
     mode = "quick mode (small sizes)" if quick else "full size"
     return (f"Measured on {env['cpu']}, {env['cores']} cores · jax {env['jax']}, "
-            f"jaxlib {env['jaxlib']}, backend {env['backend']} · {env['date']} · {mode}")
+            f"jaxlib {env['jaxlib']}, backend {env['backend']} · {env['date']} · "
+            f"{mode}")
 
 
 # ---------------------------------------------------------------- the report
@@ -244,7 +251,8 @@ def plot_style() -> None:
 
 def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Report:
     """Command line of every benchmark snippet: ``[--quick] [--out DIR]``."""
-    parser = argparse.ArgumentParser(description=(measure.__doc__ or "").strip() or None)
+    parser = argparse.ArgumentParser(
+        description=(measure.__doc__ or "").strip() or None)
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and few repeats (tests, a first preview)")
     parser.add_argument("--out", type=Path,
@@ -253,27 +261,31 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
 
     plot_style()
     env = environment()
-    check = {"start": machine_check()}
+    check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
+    check = {"start": machine_check(check_repeats)}
     report = measure(args.quick)
-    check["end"] = machine_check()
+    check["end"] = machine_check(check_repeats)
     stamp = stamp_text(env, args.quick)
     for name, table in report.tables.items():
         print(f"\n{name}\n\n{table}")
     print("machine check (before, after measuring): " + "; ".join(
-        f"{key.replace('_', ' ')} {fmt_seconds(check['start'][key])}, {fmt_seconds(check['end'][key])}"
-        for key in check["start"]))
+        f"{key.replace('_', ' ')} {fmt_seconds(check['start'][key])}, "
+        f"{fmt_seconds(check['end'][key])}" for key in check["start"]))
     print(stamp)
 
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         figures = {}
         for name, fig in report.figures.items():
-            fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left", va="bottom")
+            fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left",
+                            va="bottom")
             fig.figure.savefig(args.out / f"{name}.svg", metadata={"Date": None})
-            figures[name] = {"file": f"{name}.svg", "alt": fig.alt, "caption": fig.caption}
-        results = {"environment": env, "machine_check": check, "quick": args.quick, "stamp": stamp,
-                   "data": report.data, "text": report.text,
+            figures[name] = {"file": f"{name}.svg", "alt": fig.alt,
+                             "caption": fig.caption}
+        results = {"environment": env, "machine_check": check, "quick": args.quick,
+                   "stamp": stamp, "data": report.data, "text": report.text,
                    "tables": dict(sorted(report.tables.items())), "figures": figures}
-        (args.out / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+        (args.out / "results.json").write_text(json.dumps(results, indent=1),
+                                               encoding="utf-8")
     sys.stdout.flush()
     return report

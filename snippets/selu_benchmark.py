@@ -89,6 +89,15 @@ def faster_or_slower(ratio):
             else f"{fmt_ratio(1 / ratio)} slower than")
 
 
+def normal_prefixes(sizes):
+    """size -> random_input(size), each the first values of one draw at the largest
+    size: JAX's draws for one seed are prefixes of each other, so the values are the
+    same, and the random generator is compiled once, not once per size (and again
+    after every jax.clear_caches() of a first call)."""
+    pool = np.asarray(random_input(max(sizes)))
+    return {size: jnp.asarray(pool[:size]) for size in sizes}
+
+
 def measure(quick: bool) -> Report:
     """Time SELU eager, jitted and in NumPy; split the first jitted call into stages."""
     repeats, min_sample = (5, 0.002) if quick else (15, 0.01)
@@ -96,16 +105,17 @@ def measure(quick: bool) -> Report:
     report = Report()
     report.data["n"] = n
     check_int32_conversions()
-    headline(report, n, repeats, min_sample)
-    first_calls(report, n, quick)
-    scaling(report, quick, repeats, min_sample)
+    normal = normal_prefixes([n, n + 1, *sizes(quick)])
+    headline(report, n, repeats, min_sample, normal[n], quick)
+    first_calls(report, n, quick, normal[n], normal[n + 1])
+    scaling(report, quick, repeats, min_sample, normal)
     return report
 
 
-def headline(report, n, repeats, min_sample):
+def headline(report, n, repeats, min_sample, normal, quick):
     """Both inputs at one size, all three ways in the same run, and their threads."""
     inputs = {"jnp.arange(n), int32 (the JAX docs' input)": docs_input(n),
-              "standard normal float32, seed 0": random_input(n)}
+              "standard normal float32, seed 0": normal}
     calls = three_ways(inputs)
     timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
     rows, timings = [], {}
@@ -115,7 +125,8 @@ def headline(report, n, repeats, min_sample):
                      fmt_timing(t["numpy"]), fmt_ratio_range(t["eager"], t["jit"]),
                      fmt_ratio_range(t["numpy"], t["jit"])])
     threads = xla_threads(docs_input(n))
-    busy = {way: cores_busy(calls[next(iter(inputs)), way]) for way in WAYS}
+    busy = {way: cores_busy(calls[next(iter(inputs)), way], 0.1 if quick else 0.3)
+            for way in WAYS}
     if busy["numpy"] > 1.5:
         raise AssertionError("snippets/selu_benchmark.py: the page says NumPy runs "
                              f"SELU on one thread, but it kept {busy['numpy']:.2f} "
@@ -164,15 +175,13 @@ def headline(report, n, repeats, min_sample):
     report.data["steady"] = rand_t["jit"].as_dict()
 
 
-def first_calls(report, n, quick):
+def first_calls(report, n, quick, x, x_new):
     """A fresh function's first jitted call, stage by stage, and eager's first call."""
-    x = random_input(n).block_until_ready()
-    count = 2 if quick else 5
+    count = 2 if quick else 5  # each clears every cache and compiles anew
     stages = [first_call_stages(x) for _ in range(count)]
     first = {k: float(np.median([s[k] for s in stages])) for k in stages[0]}
     # A new shape for eager (n + 1), made before the clock starts (eager_first_call).
-    x_new = random_input(n + 1).block_until_ready()
-    eager = Timing([eager_first_call(x_new) for _ in range(count)], 1)
+    eager = Timing([eager_first_call(x_new) for _ in range(1 if quick else count)], 1)
     eager_compiles = compilations(lambda: eager_first_call(x_new))
     steady = report.data["steady"]["median"]
     total = sum(first.values())
@@ -208,9 +217,9 @@ def sizes(quick):
     return [10**k for k in range(3, 6 if quick else 8)]
 
 
-def scaling(report, quick, repeats, min_sample):
+def scaling(report, quick, repeats, min_sample, normal):
     ns = sizes(quick)
-    inputs = {size: random_input(size) for size in ns}
+    inputs = {size: normal[size] for size in ns}
     timed = time_calls(three_ways(inputs), repeats=repeats, min_sample_s=min_sample)
     data = {way: [timed[size, way] for size in ns] for way in WAYS}
     threads = [xla_threads(inputs[size]) for size in ns]
