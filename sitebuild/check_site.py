@@ -1,9 +1,9 @@
 """Checks of a built site that read nothing but its files.
 
 Independent of MkDocs: any static site generator's output can be checked, so the same
-checks survive a change of generator. `hook.py` runs `broken_links` and
-`third_party_resources` after every build (a problem fails the build); the tests run
-every check; `python sitebuild/check_site.py SITE_DIR` runs them all by hand.
+checks survive a change of generator. `hook.py` runs them all (`all_problems`) after
+every `mkdocs build` (a problem fails the build); `python sitebuild/check_site.py
+SITE_DIR` runs them by hand.
 
 - broken_links: every local href/src resolves to a file, and every #anchor to an id
   in the target page; local links are relative (an absolute path breaks as soon as the
@@ -212,7 +212,7 @@ def heading_problems(pages: dict[str, Page]) -> list[str]:
             continue
         levels = [level for level, _ in page.headings]
         if levels[0] != 1 or levels.count(1) != 1:
-            problems.append(f"{file}: needs exactly one h1, first; has {['h%d' % lv for lv in levels[:4]]}...")
+            problems.append(f"{file}: needs exactly one h1, first; has {[f'h{lv}' for lv in levels[:4]]}...")
         for (before, _), (level, text) in zip(page.headings, page.headings[1:]):
             if level > before + 1:
                 problems.append(f"{file}: h{before} is followed by h{level} \"{text}\": a skipped level")

@@ -111,7 +111,7 @@ def stop(proc: subprocess.Popen, signum: int) -> tuple[float, str]:
     except subprocess.TimeoutExpired:
         proc.kill()
         output, _ = proc.communicate()
-        raise AssertionError(f"still running 15 s after signal {signum}:\n{output}")
+        raise AssertionError(f"still running 15 s after signal {signum}:\n{output}") from None
     return time.monotonic() - start, output
 
 

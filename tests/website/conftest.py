@@ -203,7 +203,9 @@ def page_audits(built_site) -> list:
     except audit_pages.ToolMissing as missing:
         unavailable(str(missing), audit_pages.INSTALL)
     start = time.perf_counter()
-    found = audit_pages.audit(built_site, performance_pages=2, processes=2)
+    # No performance audit: it times the pages, which no test asserts (python
+    # sitebuild/audit_pages.py SITE prints it); every page's weight is still read.
+    found = audit_pages.audit(built_site, performance_pages=0, processes=2)
     # Reported, never asserted: how long the audits take on this machine.
     print(f"\npage audits: {len(found)} pages in {time.perf_counter() - start:.0f} s")
     for page in found:

@@ -48,11 +48,12 @@
     fg[3] *= fade;
     const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight, 10) >= 700;
     const value = ratio(rounded(over(fg, bg)), rounded(bg));
+    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;  // WCAG AA: large text needs 3
+    if (value >= need) continue;  // only what fails crosses back to Python
     out.push({
       tag: el.tagName.toLowerCase(), cls: String(el.className), text: text.slice(0, 50),
       ratio: Math.floor(value * 100) / 100,  // for the message only; never rounded up
-      need: size >= 24 || (bold && size >= 18.66) ? 3 : 4.5,  // WCAG AA: large text needs 3
-      fails: value < (size >= 24 || (bold && size >= 18.66) ? 3 : 4.5),
+      need, fails: true,
     });
   }
   return out;
