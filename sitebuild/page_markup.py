@@ -6,7 +6,7 @@ sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page 
 
 - Material's checkbox toggles carry autocomplete="off", which HTML allows on text-like
   inputs only.
-- Pygments wraps every token of a code block in a <span>, even names, whitespace,
+- Pygments wraps every token of a code block (a page's or a notebook cell's) in a <span>, even names, whitespace,
   punctuation and operators, which the site draws in the code's own colour
   (docs/stylesheets/extra.css): those spans go, leaving the text, and so does the empty
   <span> that opens each block. On a long chapter they were over half the page's
@@ -26,7 +26,7 @@ from mkdocs.plugins import event_priority
 
 _CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="(?:checkbox|radio)"[^>]*?)\s+autocomplete="[^"]*"')
 # A code block of pymdownx.highlight: <div class="language-python highlight"><pre>...</pre>
-_CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?![\w-])[^"]*">\s*<pre\b.*?</pre>)', re.S)
+_CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?:-ipynb)?(?![\w-])[^"]*">\s*<pre\b.*?</pre>)', re.S)
 # Tokens drawn in the code's own colour: names, whitespace, punctuation, operators.
 _PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
 _EMPTY_SPAN = re.compile(r"(<pre\b[^>]*>)<span></span>")  # what Pygments opens each block with
