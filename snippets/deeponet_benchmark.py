@@ -18,7 +18,6 @@ from dataclasses import replace
 from functools import partial
 
 import jax
-import jax.numpy as jnp
 
 from measurement import time_calls  # the site's timer: samples taken in turns
 # --8<-- [end:imports]
@@ -41,9 +40,11 @@ TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=24, n_functions=8)
 
 
 def settings(quick):
+    # Quick mode (tests, previews) must take seconds, and on CPU each compilation of the
+    # step takes seconds: the tiny network at one batch size, the step compiled once.
     if quick:
-        return {"config": SMALL, "sizes": (64, 256), "original": None,
-                "repeats": 5, "min_sample": 0.002}
+        return {"config": TINY, "sizes": (), "original": None,
+                "repeats": 3, "min_sample": 0.002}
     return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
             "original": (ORIGINAL, 1000), "repeats": 7, "min_sample": 0.01}
 
@@ -147,22 +148,26 @@ def steps_at(model, functions, batch_size, s):
             **{k: t for k, t in timings.items()}}
 
 
-def first_calls(model, functions, batch_size):
-    """Both first calls from cold caches; the jitted one also without YNNPACK."""
+def first_calls(model, functions, batch_size, quick=False):
+    """Both first calls from cold caches; the jitted one also without YNNPACK (a second
+    compilation of the step: not in quick mode)."""
     jax.clear_caches()  # nothing compiled so far counts: both first calls start cold
     batches = make_batches(jax.random.key(10 + batch_size), functions, batch_size)
     state = model.opt_state
-    result = {"first": first_call_stages(model, state, batches)}
-    try:
-        result["no_ynn"] = first_call_stages(model, state, batches, NO_YNN)
-    except Exception as error:  # a jaxlib without this XLA option
-        raise DocumentationMismatch(f"the page compiles the step without YNNPACK "
-                                    f"fusions; this jaxlib refused: {error}") from None
-    if not result["first"]["ynn_fusions"] or result["no_ynn"]["ynn_fusions"]:
+    result = {"first": first_call_stages(model, state, batches), "no_ynn": None}
+    if not quick:
+        try:
+            result["no_ynn"] = first_call_stages(model, state, batches, NO_YNN)
+        except Exception as error:  # a jaxlib without this XLA option
+            raise DocumentationMismatch(
+                "the page compiles the step without YNNPACK fusions; this jaxlib "
+                f"refused: {error}") from None
+    no_ynn_fusions = result["no_ynn"] and result["no_ynn"]["ynn_fusions"]
+    if not result["first"]["ynn_fusions"] or no_ynn_fusions:
         raise DocumentationMismatch(
             "the page says XLA:CPU puts YNNPACK fusions in the compiled step, and none "
             f"without them; this jaxlib: {result['first']['ynn_fusions']} and "
-            f"{result['no_ynn']['ynn_fusions']}")
+            f"{no_ynn_fusions}")
     with CompileCounter() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
@@ -196,11 +201,18 @@ class PIDeepONetFactoryForm(PIDeepONet):
 # --8<-- [end:decorator_factory]
 
 
-def both_forms_agree(config, batches):
-    """Both decorator forms from the same start: the same parameters, bit for bit?"""
+def both_forms_agree(config, batches, quick=False):
+    """Both decorator forms from the same start: the same parameters, bit for bit?
+    In quick mode, without compiling both: the same traced program (jaxpr)?"""
     models = [cls(config) for cls in (PIDeepONet, PIDeepONetFactoryForm)]
-    states = [m.step(0, m.opt_state, *batches) for m in models]
-    same = all(np.array_equal(a, b) for a, b in zip(*map(jax.tree.leaves, states)))
+    if quick:
+        jaxprs = [str(type(m).step.trace(m, 0, m.opt_state, *batches).jaxpr)
+                  for m in models]
+        same = jaxprs[0] == jaxprs[1]
+    else:
+        states = [m.step(0, m.opt_state, *batches) for m in models]
+        same = all(np.array_equal(a, b)
+                   for a, b in zip(*map(jax.tree.leaves, states)))
     if not same:
         raise DocumentationMismatch("the page says both decorator forms compile the "
                                     "same step; their results differ")
@@ -217,27 +229,35 @@ def no_static_error(model, batches):
     except TypeError as error:
         text = re.sub(r" at 0x[0-9a-f]+", "", str(error))
         if "not marked as static" not in text:
-            raise DocumentationMismatch(f"the page quotes a TypeError that says 'not "
-                                        f"marked as static'; this JAX says: {text}")
+            raise DocumentationMismatch(
+                "the page quotes a TypeError that says 'not marked as static'; this "
+                f"JAX says: {text}") from None
         return f"TypeError: {text}"
     raise DocumentationMismatch("the page says jit without static_argnums raises a "
                                 "TypeError on self; this JAX did not raise")
 
 
-def donation_warning(model, batches):
-    """The warning when donated arguments match no output, and what became of them."""
+def donation_warning(model, batches, quick=False):
+    """The warning when donated arguments match no output, and what became of them.
+    JAX warns while lowering: quick mode lowers the step and neither compiles nor runs
+    it, so it cannot say what became of the batches."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        # --8<-- [start:donate_batches]
-        donating_step = jax.jit(PIDeepONet.step.__wrapped__, static_argnums=(0,),
-                                donate_argnums=(3, 4, 5))  # the three batches
-        donating_step(model, 0, model.opt_state, *batches)  # warns
-        # --8<-- [end:donate_batches]
+        if quick:
+            jax.jit(PIDeepONet.step.__wrapped__, static_argnums=(0,),
+                    donate_argnums=(3, 4, 5)).trace(model, 0, model.opt_state,
+                                                    *batches).lower()
+        else:
+            # --8<-- [start:donate_batches]
+            donating_step = jax.jit(PIDeepONet.step.__wrapped__, static_argnums=(0,),
+                                    donate_argnums=(3, 4, 5))  # the three batches
+            donating_step(model, 0, model.opt_state, *batches)  # warns
+            # --8<-- [end:donate_batches]
     messages = [str(w.message) for w in caught if "donated" in str(w.message)]
     if not messages or "Some donated buffers were not usable" not in messages[0]:
         raise DocumentationMismatch("the page quotes 'Some donated buffers were not "
                                     f"usable'; this JAX warned: {messages}")
-    deleted = sum(x.is_deleted() for x in jax.tree.leaves(batches))
+    deleted = None if quick else sum(x.is_deleted() for x in jax.tree.leaves(batches))
     return f"UserWarning: {messages[0]}", deleted
 
 
@@ -248,7 +268,7 @@ def measure(quick: bool) -> Report:
     train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
     functions = random_functions(train_key, config.n_functions, config.n_sensors)
     model = PIDeepONet(config)
-    first = first_calls(model, functions, config.batch_size)
+    first = first_calls(model, functions, config.batch_size, quick)
     sizes = sorted({*s["sizes"], config.batch_size})
     runs = [steps_at(model, functions, b, s) for b in sizes]
     original = None
@@ -260,9 +280,9 @@ def measure(quick: bool) -> Report:
 
     tiny = PIDeepONet(TINY)
     batches = make_batches(jax.random.key(1), functions, TINY.batch_size)
-    forms_agree = both_forms_agree(TINY, batches)
+    forms_agree = both_forms_agree(TINY, batches, quick)
     no_static = no_static_error(tiny, batches)
-    warning, donated_deleted = donation_warning(tiny, batches)
+    warning, donated_deleted = donation_warning(tiny, batches, quick)
 
     report = Report()
     report_scaling(report, runs, original, config)
@@ -270,8 +290,8 @@ def measure(quick: bool) -> Report:
     train_and_check(report, model, functions, test_key, loop_key, 10 if quick else 20)
     report.text.update(
         no_static_error=no_static, donation_warning=warning,
-        donated_batches_deleted=f"{donated_deleted} of them deleted" if donated_deleted
-        else "intact")
+        donated_batches_deleted="not measured in quick mode" if quick
+        else f"{donated_deleted} of them deleted" if donated_deleted else "intact")
     report.data.update(forms_agree=forms_agree, donated_batches_deleted=donated_deleted)
     return report
 

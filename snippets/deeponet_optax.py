@@ -51,7 +51,13 @@ def compare(config, n_steps=3, seed=0):
 
 
 if __name__ == "__main__":
+    import sys
+    from dataclasses import replace
+
     from deeponet import SMALL
 
+    # --quick (the tests): a tiny network, as each compilation of the step takes seconds
+    config = (replace(SMALL, width=8, depth=1, latent=8) if "--quick" in sys.argv
+              else SMALL)
     print("largest parameter difference after 5 steps, example_libraries against "
-          f"Optax: {compare(SMALL, n_steps=5):.2e}")
+          f"Optax: {compare(config, n_steps=5):.2e}")

@@ -17,6 +17,8 @@ VARIANTS = (("eager", "un-jitted, Python int i (as in training)"),
 
 def sizes_text(sizes):
     words = [f"{b:,}" for b in sizes]
+    if len(words) == 1:  # quick mode: one batch size
+        return words[0]
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
@@ -144,6 +146,7 @@ def fmt_steps(steps):
 def report_first_call(report, first, train):
     repay, cold, jit_first = break_even(first, train)
     f, no = first["first"], first["no_ynn"]
+    not_measured = "not measured in quick mode"  # a second compilation of the step
     report.tables["first_call"] = markdown_table(
         [f"batch of {train['batch_size']:,} points per loss term", "time"],
         [["trace and lower (Python → jaxpr → StableHLO)",
@@ -155,7 +158,7 @@ def report_first_call(report, first, train):
          ["second execution", fmt_seconds(f["second_execution"])],
          ["steady jitted step (median)", fmt_seconds(train["jit"].median)],
          ["compiled without YNNPACK fusions: first, second execution",
-          fmt_seconds(no["first_execution"]) + ", "
+          not_measured if no is None else fmt_seconds(no["first_execution"]) + ", "
           + fmt_seconds(no["second_execution"])],
          [f"first un-jitted step ({first['eager_first_compiles']} compilations)",
           fmt_seconds(first["eager_first"])],
@@ -175,8 +178,10 @@ def report_first_call(report, first, train):
         first_execution=fmt_seconds(f["first_execution"]),
         second_execution=fmt_seconds(f["second_execution"]),
         ynn_fusions=str(f["ynn_fusions"]),
-        no_ynn_first_execution=fmt_seconds(no["first_execution"]),
-        no_ynn_second_execution=fmt_seconds(no["second_execution"]),
+        no_ynn_first_execution=no and fmt_seconds(no["first_execution"])
+        or not_measured,
+        no_ynn_second_execution=no and fmt_seconds(no["second_execution"])
+        or not_measured,
         eager_first=fmt_seconds(first["eager_first"]),
         eager_first_compiles=str(first["eager_first_compiles"]),
         eager_first_compile_s=fmt_seconds(first["eager_first_compile_s"]),
