@@ -8,7 +8,7 @@ FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
 
 def test_every_framework_ran_and_every_variant_has_numbers(built_site):
     results = quick_results("frameworks_benchmark")
-    assert results["tables"] == ["agreement", "overview", "selu", "selu_sizes", "setup",
+    assert sorted(results["tables"]) == ["agreement", "overview", "selu", "selu_sizes", "setup",
                                  "steps"]
     assert set(results["figures"]) == {"overview"}
     runs = results["data"]["results"]
@@ -31,7 +31,7 @@ def test_results_agree_within_the_stated_tolerances(built_site):
             assert max(entry["max_diff"].values()) <= tol["selu"], (name, label)
         for kind, variants in run["steps"].items():
             for label, entry in variants.items():
-                if "error" in entry:
+                if "error" in entry or "skipped" in entry:
                     continue
                 assert entry["loss_diff"] <= tol["loss"], (name, label, kind)
                 assert entry["param_diff"] <= tol["params"], (name, label, kind)
