@@ -10,6 +10,7 @@ agree with JAX's, and makes the tables and the figure.
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,13 @@ def prepare(folder, quick):
         for n in worker.sizes(quick)})
 
 
+def cpu_seconds():
+    """CPU time of the finished workers (user + system): a time budget that load
+    on a shared machine does not stretch as much as wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_worker(name, folder, quick):
     """One framework in a new process, with fresh caches; failing fails the build."""
     caches = Path(tempfile.mkdtemp(prefix=f"cache-{name}-", dir=folder))
@@ -70,11 +78,12 @@ def run_worker(name, folder, quick):
     env.pop("JAX_COMPILATION_CACHE_DIR", None)  # JAX: no persistent cache
     cmd = [sys.executable, str(Path(worker.__file__)), name, str(folder), "--threads",
            threads] + (["--quick"] if quick else [])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     # subprocess.run keeps the worker in this process group: it dies with the build
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s", file=sys.stderr)
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s "
+          f"({cpu:.1f} s of CPU)", file=sys.stderr)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.splitlines()[-15:])
         raise SystemExit(f"frameworks_benchmark: {TITLES[name]} failed "
@@ -95,7 +104,7 @@ def check_agreement(results, params):
         for kind, variants in r["steps"].items():
             ref = results["jax"]["steps"][kind]["jax.jit"]
             for label, entry in variants.items():
-                if "error" in entry:
+                if "error" in entry or "skipped" in entry:
                     continue
                 loss = max(abs(a - b) / abs(b)
                            for a, b in zip(entry["losses"], ref["losses"]))
@@ -146,6 +155,8 @@ def overview_table(results, rows, n):
             return ["·", "·"]
         if "error" in e:
             return ["fails to compile", "·"]
+        if "skipped" in e:
+            return [e["skipped"], "·"]
         t = e["timing"][key] if key else e["timing"]
         return [fmt_seconds(t["median"]), fmt_seconds(e["first"])]
     table = []
@@ -202,27 +213,37 @@ def selu_tables(report, results, rows, ns):
 
 def step_tables(report, results, steps, quick):
     table, agree = [], []
-    jits = {k: timing(results["jax"]["steps"][k]["jax.jit"]["timing"]) for k in
-            ("physics", "data")}
+    jax_jit = {k: results["jax"]["steps"][k]["jax.jit"] for k in ("physics", "data")}
+    jits = {k: timing(e["timing"]) for k, e in jax_jit.items() if "timing" in e}
     for name, label in steps:
         cells = [title(name, label)]
         for kind in ("physics", "data"):
-            e = results[name]["steps"][kind][label]
+            e, s = results[name]["steps"][kind][label], slug(name, label)
+            key = "pi" if kind == "physics" else "data"
             if "error" in e:
                 cells += ["fails to compile (below)", "·", "·"]
                 report.text["torch_compile_error"] = e["error"].splitlines()[0][:300]
                 continue
-            t, s = timing(e["timing"]), slug(name, label)
+            if "skipped" in e:  # quick mode: every key the page quotes says so
+                cells += [e["skipped"], "·", "·"]
+                report.text.update({k: e["skipped"] for k in (
+                    f"{key}_{s}", f"{key}_first_{s}", f"{key}_{s}_vs_jit")})
+                continue
+            t = timing(e["timing"])
             cells += [fmt_timing(t), fmt_seconds(e["first"]),
                       "1" if label == "jax.jit" else fmt_ratio_range(t, jits[kind])]
-            key = "pi" if kind == "physics" else "data"
             report.text.update({f"{key}_{s}": fmt_seconds(t.median),
                                 f"{key}_first_{s}": fmt_seconds(e["first"]),
                                 f"{key}_{s}_vs_jit": versus(t, jits[kind])})
         table.append(cells)
         agree.append([title(name, label)] + [
-            "·" if "error" in e else f"{e['loss_diff']:.1g} / {e['param_diff']:.1g}"
+            "·" if "loss_diff" not in e else
+            f"{e['loss_diff']:.1g} / {e['param_diff']:.1g}"
             for e in (results[name]["steps"][k][label] for k in ("physics", "data"))])
+    # quick mode skips that step, so the page's console block says so instead
+    report.text.setdefault("torch_compile_error", "(quick mode: torch.compile was "
+                           "not run on this step; the full build runs it, and checks "
+                           "that it fails)")
     report.tables["steps"] = markdown_table(
         ["training step", "physics-informed, steady", "first call", "÷ jax.jit",
          "data only, steady", "first call", "÷ jax.jit"], table)
@@ -234,9 +255,9 @@ def step_tables(report, results, steps, quick):
                        depth=str(config.depth), steps=str(worker.AGREEMENT_STEPS))
     for kind, key in (("physics", "pi"), ("data", "data")):
         done = [r for r in steps if "timing" in results[r[0]]["steps"][kind][r[1]]]
-        best = min(done, key=lambda r: (
+        best = min(done, default=None, key=lambda r: (
             results[r[0]]["steps"][kind][r[1]]["timing"]["median"]))
-        report.text[f"{key}_fastest"] = title(*best)
+        report.text[f"{key}_fastest"] = title(*best) if best else worker.SKIPPED
 
 
 def setup_table(report, results, quick):
@@ -271,7 +292,7 @@ def figure(results, rows, n) -> Figure:
         r = results[name]
         for i, (kind, marker, text) in enumerate(marks):
             e = (r["selu"] if kind == "selu" else r["steps"].get(kind, {})).get(label)
-            if e is None or "error" in e:
+            if e is None or "timing" not in e:  # no such step, failed or skipped
                 continue
             t = e["timing"][str(n)] if kind == "selu" else e["timing"]
             err = [[t["median"] - t["q1"]], [t["q3"] - t["median"]]]
@@ -300,9 +321,13 @@ def figure(results, rows, n) -> Figure:
            f"{fmt_seconds(jit['timing'][str(n)]['median'])} per call, its first call "
            f"{fmt_seconds(jit['first'])}. The table below gives every number.")
     versions = ", ".join(f"{TITLES[k]} {v['version']}" for k, v in results.items())
+    skipped = any("skipped" in e for r in results.values()
+                  for variants in r["steps"].values() for e in variants.values())
     return Figure(fig, alt, "Every framework on the same work: per call once warm "
                   "(left) and the first call (right). Missing marks: no such step "
-                  f"(NumPy, Numba) or a compile that failed. Versions: {versions}.")
+                  "(NumPy, Numba), a compile that failed"
+                  + (", or a step not measured in quick mode" if skipped else "")
+                  + f". Versions: {versions}.")
 
 
 if __name__ == "__main__":

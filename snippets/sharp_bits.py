@@ -268,7 +268,8 @@ def euler_unrolled(x, n_steps):
 # --8<-- [start:loop_fori]
 @partial(jax.jit, static_argnames="n_steps")
 def euler_fori(x, n_steps):
-    body = lambda i, x: x + DT * logistic_rhs(x)  # traced once, run n_steps times
+    def body(i, x):  # traced once, run n_steps times
+        return x + DT * logistic_rhs(x)
     return lax.fori_loop(0, n_steps, body, x)
 # --8<-- [end:loop_fori]
 

@@ -172,7 +172,7 @@ def epochs_over(model, data, batch_size, epochs=2, drop_last=False):
     for _ in range(epochs):
         for start in range(0, stop, batch_size):
             # NumPy slices, as a data loader hands them out
-            batch = jax.tree.map(lambda a: a[start:start + batch_size], data)
+            batch = jax.tree.map(lambda a, s=start: a[s:s + batch_size], data)
             model.opt_state = model.step(next(model.itercount), model.opt_state,
                                          *jax.device_put(batch))
 # --8<-- [end:ragged]

@@ -207,7 +207,8 @@ def summary(seconds, waits, every, n_iter):
     s = np.asarray(seconds)
     later = list(range(every, n_iter, every))
     others = [i for i in range(1, n_iter) if i % every]
-    median = (lambda v: float(np.median(v)) if len(v) else None)
+    def median(v):
+        return float(np.median(v)) if len(v) else None
     return {"first": float(s[0]), "later_logging": median(s[later]),
             "wait": median(waits[1:]), "other": median(s[others]),
             "other_max": float(np.max(s[others])), "total": float(s.sum()),
@@ -222,7 +223,8 @@ def run_ahead(seconds, every, n_iter, fast):
 
 
 def timeline_table(runs, drains, log_every, n_iter):
-    fmt = (lambda v: fmt_seconds(v) if v is not None else "(none)")
+    def fmt(v):
+        return fmt_seconds(v) if v is not None else "(none)"
     rows = []
     for name, seconds in runs.items():
         every = every_of(name, log_every)

@@ -8,7 +8,7 @@ FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
 
 def test_every_framework_ran_and_every_variant_has_numbers(built_site):
     results = quick_results("frameworks_benchmark")
-    assert results["tables"] == ["agreement", "overview", "selu", "selu_sizes", "setup",
+    assert sorted(results["tables"]) == ["agreement", "overview", "selu", "selu_sizes", "setup",
                                  "steps"]
     assert set(results["figures"]) == {"overview"}
     runs = results["data"]["results"]
@@ -16,7 +16,7 @@ def test_every_framework_ran_and_every_variant_has_numbers(built_site):
     for name, run in runs.items():
         assert run["version"] and run["import_s"] > 0, name
         for label, entry in run["selu"].items():
-            assert entry["first"] > 0 and len(entry["timing"]) == 3, (name, label)
+            assert entry["first"] > 0 and len(entry["timing"]) == 2, (name, label)
     assert set(runs["jax"]["selu"]) == {"eager", "jax.jit"}
     assert set(runs["tensorflow"]["steps"]["physics"]) == {
         "eager", "tf.function", "tf.function(jit_compile=True)"}
@@ -31,18 +31,24 @@ def test_results_agree_within_the_stated_tolerances(built_site):
             assert max(entry["max_diff"].values()) <= tol["selu"], (name, label)
         for kind, variants in run["steps"].items():
             for label, entry in variants.items():
-                if "error" in entry:
+                if "error" in entry or "skipped" in entry:
                     continue
                 assert entry["loss_diff"] <= tol["loss"], (name, label, kind)
                 assert entry["param_diff"] <= tol["params"], (name, label, kind)
 
 
-def test_torch_compile_fails_on_the_second_derivative_and_the_page_shows_it(built_site):
+def test_quick_mode_runs_only_the_cheap_steps_and_says_so(built_site):
+    # torch.compile's failure on the physics step is checked by the full build only
     results = quick_results("frameworks_benchmark")
-    entry = results["data"]["results"]["torch"]["steps"]["physics"]["torch.compile"]
-    assert entry["error"].startswith("RuntimeError: ")
-    assert entry["error"].startswith(results["text"]["torch_compile_error"])
-    assert "timing" in results["data"]["results"]["torch"]["steps"]["data"]["torch.compile"]
+    runs = results["data"]["results"]
+    for name, label in (("torch", "eager"), ("tensorflow", "eager"), ("jax", "jax.jit")):
+        assert "timing" in runs[name]["steps"]["physics"][label], (name, label)
+        assert runs[name]["steps"]["data"][label]["skipped"] == "not measured in quick mode"
+    for name, label in (("torch", "torch.compile"), ("jax", "eager"),
+                        ("tensorflow", "tf.function(jit_compile=True)")):
+        assert "skipped" in runs[name]["steps"]["physics"][label], (name, label)
+    assert results["text"]["pi_tf_xla_vs_jit"] == "not measured in quick mode"
+    assert "quick mode" in results["text"]["torch_compile_error"]
 
 
 def test_text_keys_the_pages_quote(built_site):
