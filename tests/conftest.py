@@ -1,17 +1,14 @@
-"""Shared fixtures: snippets on sys.path, and one quick build of the site."""
+"""Shared fixtures: one quick build of the site (pytest.ini puts tests/, snippets/ and
+sitebuild/ on sys.path, so tests import snippets the way a reader's script would)."""
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from project import ROOT, build_site  # noqa: E402
+from project import ROOT, build_site
 
-sys.path.insert(0, str(ROOT / "snippets"))  # tests import snippets the way a reader's script would
-sys.path.insert(0, str(ROOT / "sitebuild"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
