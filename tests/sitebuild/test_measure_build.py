@@ -99,20 +99,30 @@ def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
     assert "measure_build.py" in html and "all pages" in html
 
 
-# The site's prose limits (issue "Answers first"). The chapters are being shortened now:
-# until they are, the test reports the counts as an expected failure. Set to True after.
-WORD_LIMITS_ENFORCED = False
+# The site's prose limits (issue "Answers first"): no page over its limit, and at most
+# 15,000 words in all. Each page is within its limit; the whole site is not yet (about
+# 16,000 words in quick mode, whose "not measured" notes add a few), so that part is an
+# expected failure that turns into a failure the day it holds, to be enforced then.
 WORD_LIMITS = {"all": 15_000, "chapter": 2_200, "how-this-site-is-built/": 1_500}
 
 
-@pytest.mark.word_limits
-@pytest.mark.xfail(not WORD_LIMITS_ENFORCED, reason="chapters not yet within their word limits",
-                   strict=False)
-def test_the_sites_prose_is_within_its_word_limits(built_site):
-    rows, _ = measure_build.page_weights(built_site)
+def site_words(site) -> dict[str, int]:
+    rows, _ = measure_build.page_weights(site)
     words = {r["page"]: r["words"] for r in rows}
-    over = {page: n for page, n in words.items()
+    print(json.dumps({**words, "all": sum(words.values())}, indent=1))  # shown with -rA
+    return words
+
+
+@pytest.mark.word_limits
+def test_no_page_is_over_its_word_limit(built_site):
+    over = {page: n for page, n in site_words(built_site).items()
             if n > WORD_LIMITS.get(page, WORD_LIMITS["chapter"])}
-    total = sum(words.values())
-    print(json.dumps({**words, "all": total}, indent=1))  # shown with -rA or on failure
-    assert not over and total <= WORD_LIMITS["all"], f"over their limits: {over}, in all {total}"
+    assert not over, f"over their limits: {over}"
+
+
+@pytest.mark.word_limits
+@pytest.mark.xfail(reason="the site's prose is still about 1,000 words over 15,000 (issue 13)",
+                   strict=True)
+def test_the_whole_site_is_within_its_word_limit(built_site):
+    total = sum(site_words(built_site).values())
+    assert total <= WORD_LIMITS["all"], f"{total:,} words in all"
