@@ -15,4 +15,4 @@ def test_requirements_are_pinned():
     for line in (ROOT / "requirements.txt").read_text().splitlines():
         line = line.split("#")[0].strip()
         if line:
-            assert re.fullmatch(r"[A-Za-z0-9_.\[\]-]+==[0-9][^ ]*", line), line
+            assert re.fullmatch(r"[A-Za-z0-9_.\[\]-]+==[0-9][^ ;]*( *;.+)?", line), line  # ; a platform

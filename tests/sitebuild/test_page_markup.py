@@ -19,9 +19,12 @@ def test_plain_tokens_of_code_blocks_become_text_and_the_text_is_unchanged():
             '</code></pre></div>')
     out = page_markup.lighter_page(code)
     assert '<pre><code>x = f(<span class="mi">1</span>)  <span class="c1"># one</span>' in out
-    # Code outside a pymdownx block (a notebook's cells) keeps its spans.
+    # A notebook cell's code (mkdocs-jupyter's highlight-ipynb) loses the same spans.
     notebook = code.replace("language-python highlight", "highlight-ipynb")
-    assert page_markup.lighter_page(notebook) == notebook
+    assert '<pre><code>x = f(<span class="mi">1</span>)' in page_markup.lighter_page(notebook)
+    # Code outside a highlighted block keeps its spans.
+    other = code.replace("language-python highlight", "listing")
+    assert page_markup.lighter_page(other) == other
 
 
 def test_notebook_pages_lose_dead_loaders_and_keep_styles_in_head():
