@@ -11,6 +11,12 @@ sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page 
   (docs/stylesheets/extra.css): those spans go, leaving the text, and so does the empty
   <span> that opens each block. On a long chapter they were over half the page's
   elements, which is what a phone spends its style and layout time on.
+- Material wraps every navigation title in <span class="md-ellipsis"> (to cut an
+  overlong title with an ellipsis); this site's titles fit, so the text stays and the
+  span goes: each page's navigation and table of contents held about fifty.
+- Glossary terms (sitebuild/glossary.py) are marked with <abbr> at every occurrence; a
+  tooltip at a term's first use on a page is what a reader needs, so later occurrences of
+  the same term become plain text (a long chapter carried dozens).
 - Notebook pages (mkdocs-jupyter's template): a MathJax loader with an empty src and its
   configuration, a Mermaid loader that names a CDN (the notebooks have neither math nor
   diagrams), a <style> holding a Python list's repr (a CSS parse error), <style> elements
@@ -30,6 +36,8 @@ _CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?:-ipynb)?(?![\
 # Tokens drawn in the code's own colour: names, whitespace, punctuation, operators.
 _PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
 _EMPTY_SPAN = re.compile(r"(<pre\b[^>]*>)<span></span>")  # what Pygments opens each block with
+_ELLIPSIS = re.compile(r'<span class="md-ellipsis">((?:(?!</?span\b).)*)</span>', re.S)
+_ABBR = re.compile(r'<abbr title="([^"]*)">([^<]*)</abbr>')
 
 _EMPTY_SCRIPT = re.compile(r'(?:<!-- Load mathjax -->\s*)?<script src="">\s*</script>\s*')
 _MATHJAX_CONFIG = re.compile(
@@ -48,6 +56,18 @@ def _lighter_code(html: str) -> str:
         block = _EMPTY_SPAN.sub(r"\1", match.group(1))
         return _PLAIN_TOKEN.sub(r"\1", block)
     return _CODE_BLOCK.sub(lighter, html)
+
+
+def _first_use_only(html: str) -> str:
+    """Keep the <abbr> of each glossary definition at its first occurrence only."""
+    seen: set[str] = set()
+
+    def first(match: re.Match) -> str:
+        if match.group(1) in seen:
+            return match.group(2)
+        seen.add(match.group(1))
+        return match.group(0)
+    return _ABBR.sub(first, html)
 
 
 def _copy_button(match: re.Match) -> str:
@@ -79,7 +99,8 @@ def _notebook(html: str) -> str:
 def lighter_page(html: str, notebook: bool = False) -> str:
     """A finished page's HTML, valid and lighter (see the module's docstring)."""
     html = _CHECKBOX_AUTOCOMPLETE.sub(r"\1", html)
-    html = _lighter_code(html)
+    html = _first_use_only(_lighter_code(html))
+    html = _ELLIPSIS.sub(lambda m: m.group(1).strip(), html)
     return _notebook(html) if notebook else html
 
 
