@@ -7,13 +7,15 @@ sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page 
 - Material's checkbox toggles carry autocomplete="off", which HTML allows on text-like
   inputs only.
 - Pygments wraps every token of a code block (a page's or a notebook cell's) in a <span>, even names, whitespace,
-  punctuation and operators, which the site draws in the code's own colour
+  punctuation, operators and number literals, which the site draws in the code's own colour
   (docs/stylesheets/extra.css): those spans go, leaving the text, and so does the empty
   <span> that opens each block. On a long chapter they were over half the page's
   elements, which is what a phone spends its style and layout time on.
 - Material wraps every navigation title in <span class="md-ellipsis"> (to cut an
   overlong title with an ellipsis); this site's titles fit, so the text stays and the
   span goes: each page's navigation and table of contents held about fifty.
+- Output blocks (a code block titled "Output": what a run printed) get Material's no-copy
+  class: no copy button, which also tells them apart from code to run.
 - Glossary terms (sitebuild/glossary.py) are marked with <abbr> at every occurrence; a
   tooltip at a term's first use on a page is what a reader needs, so later occurrences of
   the same term become plain text (a long chapter carried dozens).
@@ -32,9 +34,14 @@ from mkdocs.plugins import event_priority
 
 _CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="(?:checkbox|radio)"[^>]*?)\s+autocomplete="[^"]*"')
 # A code block of pymdownx.highlight: <div class="language-python highlight"><pre>...</pre>
-_CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?:-ipynb)?(?![\w-])[^"]*">\s*<pre\b.*?</pre>)', re.S)
-# Tokens drawn in the code's own colour: names, whitespace, punctuation, operators.
-_PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
+# (a block with a title has <span class="filename">title</span> before its <pre>)
+_CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?:-ipynb)?(?![\w-])[^"]*">\s*'
+                         r'(?:<span class="filename">[^<]*</span>\s*)?<pre\b.*?</pre>)', re.S)
+# An output block (```text title="Output"): what a run printed, not code to copy.
+_OUTPUT_BLOCK = re.compile(r'<div class="language-text highlight">(\s*<span class="filename">Output)')
+# Tokens drawn in the code's own colour: names, whitespace, punctuation, operators, and
+# integer and float literals (keywords, strings, comments and definitions keep theirs).
+_PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o|mi|mf)">([^<]*)</span>')
 _EMPTY_SPAN = re.compile(r"(<pre\b[^>]*>)<span></span>")  # what Pygments opens each block with
 _ELLIPSIS = re.compile(r'<span class="md-ellipsis">((?:(?!</?span\b).)*)</span>', re.S)
 _ABBR = re.compile(r'<abbr title="([^"]*)">([^<]*)</abbr>')
@@ -101,6 +108,7 @@ def lighter_page(html: str, notebook: bool = False) -> str:
     html = _CHECKBOX_AUTOCOMPLETE.sub(r"\1", html)
     html = _first_use_only(_lighter_code(html))
     html = _ELLIPSIS.sub(lambda m: m.group(1).strip(), html)
+    html = _OUTPUT_BLOCK.sub(r'<div class="language-text highlight no-copy">\1', html)
     return _notebook(html) if notebook else html
 
 
