@@ -32,3 +32,19 @@ def build_snippets() -> list[str]:
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
     return config["extra"]["build_snippets"]
+
+
+def one_step_taken(config):
+    """A DeepONet of `config` whose step is compiled for one batch, as after the training loop:
+    (model, functions, batches, params before the step)."""
+    import jax
+
+    import training_loop_pauses as tl
+    from deeponet import PIDeepONet, random_functions
+
+    functions = random_functions(jax.random.key(0), config.n_functions, config.n_sensors)
+    model = PIDeepONet(config)
+    params = model.params
+    _, batches = tl.next_batches(jax.random.key(1), functions, config.batch_size)
+    model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
+    return model, functions, batches, params

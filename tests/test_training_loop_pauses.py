@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import training_loop_pauses as tl
+from project import one_step_taken
 import training_loop_pauses_benchmark as bench
-from deeponet import PIDeepONet, evaluate_losses, random_functions
+from deeponet import evaluate_losses
 
 CONFIG = tl.TINY
 
@@ -23,12 +24,7 @@ CONFIG = tl.TINY
 @pytest.fixture(scope="module")
 def setup():
     """A tiny model whose step is compiled for one batch, as after the training loop."""
-    functions = random_functions(jax.random.key(0), CONFIG.n_functions, CONFIG.n_sensors)
-    model = PIDeepONet(CONFIG)
-    params = model.params
-    _, batches = tl.next_batches(jax.random.key(1), functions, CONFIG.batch_size)
-    model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
-    return model, functions, batches, params
+    return one_step_taken(CONFIG)
 
 
 def test_jax_log_collects_compilations_and_restores_the_flags():

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import training_loop_pauses as tl
+from project import one_step_taken
 import training_loop_scenarios as sc
-from deeponet import PIDeepONet, evaluate_losses, random_functions
+from deeponet import evaluate_losses
 
 CONFIG = tl.TINY
 
@@ -36,12 +37,7 @@ def setup():
     another test's model would change the explanations this file reads.
     """
     jax.clear_caches()
-    functions = random_functions(jax.random.key(0), CONFIG.n_functions, CONFIG.n_sensors)
-    model = PIDeepONet(CONFIG)
-    params = model.params
-    _, batches = tl.next_batches(jax.random.key(1), functions, CONFIG.batch_size)
-    model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
-    return model, functions, batches, params
+    return one_step_taken(CONFIG)
 
 
 def test_each_recompilation_is_what_the_page_says(setup):
