@@ -1,0 +1,171 @@
+"""The Korean edition's pages beside their English sources: docs-ko/X.md translates docs/X.md.
+
+A translation keeps what the build and the readers' links depend on, so both editions show
+the same code and the same numbers:
+  - the same snippet includes (`--8<-- "file.py:section"`), in the same order;
+  - the same `{{ ... }}` expressions: tables, figures, stamps and numbers from the build
+    (in the same order from section to section; Korean word order may move an expression
+    within its section);
+  - the same heading anchors, in order: a Korean heading keeps its English id explicitly,
+    `## 첫 호출 { #the-first-call }` (the default slugify would turn Hangul into `_1`);
+  - every number with a unit that the English prose types (`8,192`, `2 cores`, `3×`);
+  - front matter naming the English text it was translated from:
+        ---
+        translated_from: 1a2b3c4d5e6f  # sha256 of docs/X.md, first 12 hex digits
+        ---
+    so a changed English page with an unchanged Korean one is caught (see `stale`).
+
+Command line (for translators): `python sitebuild/translations.py [docs-ko/X.md ...]`
+prints every difference (all pages when none is named) and the digest to record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import markdown.extensions.toc
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGLISH, KOREAN = ROOT / "docs", ROOT / "docs-ko"
+
+_FENCE = re.compile(r"^(\s*)(```|~~~)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*$")
+_INCLUDE = re.compile(r'--8<--\s+"([^"]+)"')
+_EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+# A number the prose types, with its unit: "8,192", "2 cores" are numbers; "3×", "50 %",
+# "1.5 ms" keep their unit. Expressions are removed first: their numbers come from the build.
+_NUMBER_WITH_UNIT = re.compile(
+    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(×|%|ms|µs|ns|s|KB|MB|GB|GHz|MiB|GiB)(?![\w])")
+
+
+def source_digest(path: Path) -> str:
+    """The digest a Korean page records of the English page it translates."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def translated_from(text: str) -> str | None:
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return None
+    found = re.search(r"^translated_from:\s*([0-9a-f]+)", match.group(1), re.M)
+    return found.group(1) if found else None
+
+
+def _prose_and_headings(text: str) -> tuple[list[str], list[tuple[int, str, str | None]]]:
+    """Lines outside code fences, and the headings among them (level, text, explicit id)."""
+    text = _FRONT_MATTER.sub("", text)
+    prose, headings, fence = [], [], None
+    for line in text.splitlines():
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(2) == fence:
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(2)
+            continue
+        prose.append(line)
+        heading = _HEADING.match(line)
+        if heading:
+            headings.append((len(heading.group(1)), heading.group(2), heading.group(3)))
+    return prose, headings
+
+
+def anchor(heading_text: str) -> str:
+    """The id Python-Markdown's toc gives a heading without an explicit one."""
+    plain = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", heading_text)
+    return markdown.extensions.toc.slugify(plain, "-")
+
+
+def structure(text: str) -> dict:
+    """What a translation must keep of a page (see the module's docstring)."""
+    lines, headings = _prose_and_headings(text)
+    whole = "\n".join(lines)
+    sections, current = [], Counter()
+    for line in lines:
+        if _HEADING.match(line):
+            sections.append(current)
+            current = Counter()
+        current.update(" ".join(e.split()) for e in _EXPRESSION.findall(line))
+    sections.append(current)
+    no_expressions = _EXPRESSION.sub(" ", re.sub(r"`[^`]*`", " ", whole))
+    return {
+        "includes": _INCLUDE.findall(text),
+        "expressions by section": sections,
+        "anchors": [explicit or anchor(title) for level, title, explicit in headings
+                    if level > 1],
+        "numbers": sorted(Counter(
+            f"{n} {unit}".replace(" ×", "×").replace(" %", "%")
+            for n, unit in _NUMBER_WITH_UNIT.findall(no_expressions)).elements()),
+        "korean headings without an id": [title for level, title, explicit in headings
+                                          if level > 1 and not explicit
+                                          and re.search(r"[가-힣]", title)],
+    }
+
+
+def differences(english: Path, korean: Path) -> list[str]:
+    """Every way `korean` fails to follow `english` (empty when it does)."""
+    en_text, ko_text = english.read_text("utf-8"), korean.read_text("utf-8")
+    en, ko, problems = structure(en_text), structure(ko_text), []
+    for key in ("includes", "anchors"):
+        if en[key] != ko[key]:
+            problems.append(f"{key} differ:\n    English {en[key]}\n    Korean  {ko[key]}")
+    if en["expressions by section"] != ko["expressions by section"]:
+        for i, (e, k) in enumerate(zip(en["expressions by section"],
+                                       ko["expressions by section"])):
+            if e != k:
+                problems.append(f"section {i} ({{{{ }}}} expressions) differs: only in English "
+                                f"{sorted((e - k).elements())}, only in Korean "
+                                f"{sorted((k - e).elements())}")
+        if len(en["expressions by section"]) != len(ko["expressions by section"]):
+            problems.append("a different number of sections")
+    missing = Counter(en["numbers"]) - Counter(ko["numbers"])
+    if missing:
+        problems.append(f"numbers with units in the English prose, missing here: "
+                        f"{sorted(missing.elements())}")
+    if ko["korean headings without an id"]:
+        problems.append("Korean headings need the English anchor, `{ #id }`: "
+                        f"{ko['korean headings without an id']}")
+    problems += stale(english, korean)
+    return problems
+
+
+def stale(english: Path, korean: Path) -> list[str]:
+    """The Korean page does not record the English text it follows."""
+    recorded, digest = translated_from(korean.read_text("utf-8")), source_digest(english)
+    if recorded == digest:
+        return []
+    return [f"{korean.relative_to(ROOT)} records translated_from: {recorded}, but "
+            f"{english.relative_to(ROOT)} is now {digest}: bring the translation in step "
+            f"with the English page (git diff it), then record the new digest"]
+
+
+def page_pairs() -> list[tuple[Path, Path]]:
+    """(English, Korean) for every English page; the Korean one may not exist yet."""
+    return [(page, KOREAN / page.relative_to(ENGLISH)) for page in sorted(ENGLISH.rglob("*.md"))]
+
+
+def main(argv: list[str]) -> int:
+    pages = [Path(a).resolve() for a in argv] or [ko for _, ko in page_pairs()]
+    failed = False
+    for korean in pages:
+        english = ENGLISH / korean.relative_to(KOREAN)
+        if not korean.exists():
+            print(f"{korean.relative_to(ROOT)}: missing (translates {english.relative_to(ROOT)})")
+            failed = True
+            continue
+        problems = differences(english, korean)
+        failed |= bool(problems)
+        print(f"{korean.relative_to(ROOT)}: " + ("follows its English page" if not problems
+              else "\n  " + "\n  ".join(problems)))
+        print(f"  English digest to record: translated_from: {source_digest(english)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
