@@ -185,10 +185,17 @@ def report_first_call(report, first, train):
         eager_first=fmt_seconds(first["eager_first"]),
         eager_first_compiles=str(first["eager_first_compiles"]),
         eager_first_compile_s=fmt_seconds(first["eager_first_compile_s"]),
-        repay_steps=fmt_steps(repay),
-        cold_start=("never: the jitted step was not faster" if cold is None
-                    else "from the very first step" if cold == 1
-                    else f"after {cold:,} steps"))
+        break_even=break_even_sentence(repay, cold))
+
+
+def break_even_sentence(repay, cold):
+    """One sentence, since it reads differently when the jitted step never wins."""
+    if repay is None:
+        return ("The jitted step was not faster here, so trace and compile are never "
+                "repaid.")
+    ahead = "from the very first step" if cold == 1 else f"after {cold:,} steps"
+    return (f"So trace and compile are repaid after {repay:,} steps, and counting "
+            f"both first calls, the jitted version is ahead {ahead}.")
 
 
 def report_training(report, log, errors, seconds, config):
