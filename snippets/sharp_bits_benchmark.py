@@ -144,32 +144,33 @@ def superclasses(cls: type) -> str:
 def capture_errors(report: Report) -> None:
     """Every session of CASES: transcripts into the text, classes into a table."""
     rows, data = [], {}
+    sessions = report.text["sessions"] = {}  # sessions.<case>.fixes.<fix>, ...
     for name, case in CASES.items():
         outcome = run(case.pitfall)
         check_error(f"{name} pitfall", outcome, case.error)
-        report.text[f"{name}_pitfall"] = outcome.transcript
+        shown = sessions[name] = {"pitfall": outcome.transcript, "fixes": {},
+                                  "variants": {}}
         entry = {"error": error_name(outcome.error) if outcome.error else None,
                  "message": outcome.error_text, "fixes": {}, "variants": {}}
         for fix_name, session in case.fixes.items():
             fixed = run(session)
             check_error(f"{name} fix {fix_name}", fixed, None)
             check_value(f"{name} fix {fix_name}", fixed, session.expected)
-            report.text[f"{name}_fix_{fix_name}"] = fixed.transcript
+            shown["fixes"][fix_name] = fixed.transcript
             entry["fixes"][fix_name] = np.asarray(fixed.value).tolist()
         for variant_name, (session, expected) in case.variants.items():
             variant = run(session)
             check_error(f"{name} variant {variant_name}", variant, expected)
-            report.text[f"{name}_variant_{variant_name}"] = variant.transcript
-            key = f"{name}_variant_{variant_name}_error"
-            report.text[key] = error_name(variant.error)
+            shown["variants"][variant_name] = {
+                "transcript": variant.transcript, "error": error_name(variant.error)}
             entry["variants"][variant_name] = error_name(variant.error)
         when = RAISED_WHEN.get(name, "tracing")
         if outcome.error is not None:
-            report.text[f"{name}_error"] = error_name(outcome.error)
+            shown["error"] = error_name(outcome.error)
             raised = f"`{error_name(outcome.error)}`"
             parents = superclasses(type(outcome.error))
         else:
-            report.text[f"{name}_error"] = "no exception"
+            shown["error"] = "no exception"
             raised, parents, when = "nothing: it goes wrong silently", "", "–"
         data[name] = entry
         rows.append([f"[{case.title}](#{name})", when, raised, parents])
