@@ -118,10 +118,9 @@ def measure(quick: bool) -> Report:
         python_instructions=f"{python_instructions:,}",
         positive_share=f"{positive / n:.0%}", operations=str(operations),
         ns_per_instruction=fmt_seconds(per["pure Python"] / mean_instructions),
-        **{f"per_element_{key}": fmt_seconds(per[name]) for key, name in KEYS.items()},
-        **{f"per_call_{key}": fmt_seconds(timings[name].median)
-           for key, name in KEYS.items()},
-        **{f"one_{key}": fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
+        per_element={key: fmt_seconds(per[name]) for key, name in KEYS.items()},
+        per_call={key: fmt_seconds(timings[name].median) for key, name in KEYS.items()},
+        one={key: fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
         python_vs_jit=fmt_ratio(per["pure Python"] / per["jax.jit"]),
         python_vs_numpy=fmt_ratio(per["pure Python"] / per["NumPy"]),
         numpy_vs_jit=fmt_ratio(per["NumPy"] / per["jax.jit"]),
