@@ -187,7 +187,7 @@ def in_memory(report):
         raise mismatch("a compiled program stays in memory while its function lives, "
                        "and jax.clear_caches() empties the cache", f"gave {held}")
     report.data["in_memory"] = dict(capacities=capacities, held=held)
-    report.text.update(**{f"capacity_{k}": f"{v:,}" for k, v in capacities.items()})
+    report.text["capacity"] = {cache: f"{v:,}" for cache, v in capacities.items()}
     report.tables["in_memory"] = markdown_table(
         ["moment", "programs in jit's compile cache"],
         [[moment, str(count)] for moment, count in held.items()])
