@@ -78,7 +78,7 @@ def capture_tracing(report):
 # ---------------------------------------------------------------- the cache
 
 def capture_cache_cases(report):
-    rows, data = [], {}
+    rows, data, logs = [], {}, {}
     for slug, (title, _, _) in CASES.items():
         calls = run_case(slug)  # raises if a call differs from what the page states
         keys = ("cache_before", "cache_after", "traced", "compiled")
@@ -90,9 +90,9 @@ def capture_cache_cases(report):
                      ", ".join(str(c["compiled"]) for c in calls)])
         # Every case's first call meets an empty cache and misses: show the rest.
         log = [relative_paths(m) for c in calls[1:] for m in c["log"]]
-        report.text[f"log_{slug}"] = (
-            "\n\n".join(log) if log
-            else "(no message: JAX logged nothing after the first call)")
+        logs[slug] = ("\n\n".join(log) if log
+                      else "(no message: JAX logged nothing after the first call)")
+    report.text["log"] = logs  # text.log.<case>: what JAX logged after the first call
     report.data["cache_cases"] = data
     report.tables["cache_cases"] = markdown_table(
         ["case", "`_cache_size()` at each call (before → after)", "traced at each call",
@@ -213,9 +213,9 @@ def measure_break_even(report, quick, pool):
          "NumPy call (1 thread)", "calls for jit to beat eager",
          "calls for jit to beat NumPy"], rows)
     small, large = data[0], data[-1]
-    for size, row in (("small", small), ("large", large)):
-        for other in ("eager", "numpy"):
-            report.text[f"be_{size}_{other}_when"] = when(row[f"vs_{other}"])
+    report.text["be_when"] = {  # text.be_when.<size>.<other>
+        size: {"eager": when(row["vs_eager"]), "numpy": when(row["vs_numpy"])}
+        for size, row in (("small", small), ("large", large))}
     report.text.update(
         be_first_repeats=str(first_repeats),
         be_small_n=f"{small['n']:,}", be_large_n=f"{large['n']:,}",
