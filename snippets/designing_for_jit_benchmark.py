@@ -38,6 +38,7 @@ def measure(quick: bool) -> Report:
     batches = example_batches(config)
     report = Report()
     rows_times, rows_results, data = [], [], {}
+    shown = report.text["designs"] = {}  # text.designs.<design>.first, .steady, ...
     params = {}
 
     # Times first: no design's step has been compiled yet in this process.
@@ -66,10 +67,9 @@ def measure(quick: bool) -> Report:
         data[design]["steady"] = steady[design].as_dict()
         rows_times.append([label, fmt_seconds(first), fmt_timing(steady[design]),
                            second_text, programs_text])
-        report.text[f"{design}_first"] = fmt_seconds(first)
-        report.text[f"{design}_steady"] = fmt_seconds(steady[design].median)
-        report.text[f"{design}_second"] = second_text
-        report.text[f"{design}_programs"] = programs_text
+        shown[design] = {"first": fmt_seconds(first),
+                         "steady": fmt_seconds(steady[design].median),
+                         "second": second_text, "programs": programs_text}
 
     # Then results: a few steps of each from the same start, and the changed weight.
     for design in DESIGNS:
@@ -81,7 +81,7 @@ def measure(quick: bool) -> Report:
                                                    batches)
         data[design].update(weight_used=used, distance_to_old_weight=d_old,
                             distance_to_new_weight=d_new)
-        report.text[f"{design}_weight"] = used
+        shown[design]["weight"] = used
 
     for design, (label, _, _) in DESIGNS.items():
         diff = max_difference(params["static_self"], params[design])
@@ -91,7 +91,7 @@ def measure(quick: bool) -> Report:
                              f"the {data[design]['weight_used']} one"
                              + (" (stale)" if data[design]["weight_used"] == "old"
                                 else "")])
-        report.text[f"{design}_difference"] = f"{diff:.1e}"
+        shown[design]["difference"] = f"{diff:.1e}"
 
     check_documented_behaviour(data)
     report_donation(report, donation(config, batches, repeats, min_sample, quick))
