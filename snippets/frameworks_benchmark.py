@@ -45,7 +45,9 @@ PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_", "numpy": "",
 
 
 def slug(name, label):
-    """A variant's name in text keys: torch_compile, tf_xla, jax_jit, njit ..."""
+    """A variant's name in text keys (text.pi.tf_xla.first): numpy, njit,
+    njit_parallel, torch_eager, torch_compile, tf_eager, tf_function, tf_xla,
+    jax_eager, jax_jit."""
     return PREFIX[name] + SLUGS[label]
 
 
