@@ -11,12 +11,13 @@ import jax.numpy as jnp
 
 from deeponet import DEFAULT, ICS_WEIGHT
 from designing_for_jit import (DESIGNS, TINY, Adam, ExplicitDeepONet, PytreeDeepONet,
-                               count_compilations, example_batches, explicit_step,
+                               example_batches, explicit_step,
                                explicit_step_donating, max_difference,
                                pytree_step_donating, trained_params,
                                which_weight_was_used)
-from measurement import (Report, fmt_ratio_range, fmt_seconds, fmt_timing, main,
-                         markdown_table, stopwatch, time_calls)
+from compilation import count_compilations
+from measurement import (DocumentationMismatch, Report, fmt_ratio_range, fmt_seconds,
+                         fmt_timing, main, markdown_table, stopwatch, time_calls)
 
 
 STEP_NAMES = {"static_self": "jit(step)", "explicit": "jit(explicit_step)",
@@ -192,10 +193,6 @@ def report_donation(report, timings):
     report.text["donation_comparison"] = compare_steady(
         {f"{d} {k}": data[d][k] for d in data for k in ("plain", "donated")},
         what="four step times")
-
-
-class DocumentationMismatch(RuntimeError):
-    """The designs no longer behave as the page says: the build must stop."""
 
 
 def check_documented_behaviour(data):

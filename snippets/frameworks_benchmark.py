@@ -233,7 +233,8 @@ def step_tables(report, results, steps, quick):
             t = timing(e["timing"])
             cells += [fmt_timing(t), fmt_seconds(e["first"]),
                       "1" if label == "jax.jit" else fmt_ratio_range(t, jits[kind])]
-            shown[s] = {"steady": fmt_seconds(t.median), "first": fmt_seconds(e["first"]),
+            shown[s] = {"steady": fmt_seconds(t.median),
+                        "first": fmt_seconds(e["first"]),
                         "vs_jit": versus(t, jits[kind])}
         table.append(cells)
         agree.append([title(name, label)] + [

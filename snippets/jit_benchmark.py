@@ -16,10 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jit import (CASES, break_even_range, copies_in, dispatch_timeline, donation_demo,
-                 relative_paths, run_case, selu_jaxpr, set_first, three_calls,
-                 time_one_call)
-from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, fmt_timing,
-                         main, markdown_table, time_calls)
+                 run_case, selu_jaxpr, set_first, three_calls, time_one_call)
+from measurement import (DocumentationMismatch, Figure, Report, Timing, fmt_ratio,
+                         fmt_seconds, fmt_timing, main, markdown_table, relative_paths,
+                         time_calls)
 from selu import (eager_call, first_call_stages, jit_call, numpy_call, random_input,
                   selu_jit)
 from selu_benchmark import xla_threads
@@ -67,9 +67,9 @@ def capture_tracing(report):
     report.data["three_calls"] = {"tracing": output.count("tracing selu_loud"),
                                   "running": output.count("running selu_loud")}
     if report.data["three_calls"] != {"tracing": 2, "running": 3}:
-        raise AssertionError("snippets/jit_benchmark.py: the page says three calls "
-                             "trace twice and run three times; JAX did "
-                             f"{report.data['three_calls']}")
+        raise DocumentationMismatch(
+            "snippets/jit_benchmark.py: the page says three calls trace twice and run "
+            f"three times; JAX did {report.data['three_calls']}")
     jaxpr = selu_jaxpr(jax.ShapeDtypeStruct((1_000_000,), jnp.float32))
     report.text["jaxpr"] = str(jaxpr)
     report.text["jaxpr_equations"] = str(len(jaxpr.eqns))
@@ -106,7 +106,7 @@ def capture_in_place(report):
     donated = copies_in(jax.jit(set_first, donate_argnums=0), v)
     report.data["in_place_copies"] = {"kept": kept, "donated": donated}
     if (kept, donated) != (1, 0):
-        raise AssertionError(
+        raise DocumentationMismatch(
             "snippets/jit_benchmark.py: the page says x.at[0].set compiles to one copy "
             f"of a kept argument and none of a donated one; this JAX keeps {kept} and "
             f"{donated}")

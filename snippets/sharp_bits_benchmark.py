@@ -6,7 +6,6 @@ fix, and measure what a Python loop unrolled while tracing costs in compile time
 """
 
 import statistics
-import time
 
 import jax
 import jax.numpy as jnp
@@ -14,8 +13,9 @@ import numpy as np
 
 import sharp_bits
 from error_capture import Case, Session, error_name, run_session
-from measurement import (Figure, Report, fmt_ratio, fmt_seconds, fmt_timing, main,
-                         markdown_table, time_calls)
+from measurement import (DocumentationMismatch, Figure, Report, fmt_ratio, fmt_seconds,
+                         fmt_timing, main, markdown_table, time_calls)
+from selu import compile_stages  # the SELU chapter's stage timer
 
 X4 = "jnp.array([-1.0, 2.0, -3.0, 4.0])"
 GRID5 = float(np.mean(np.sin(np.pi * np.linspace(0, 1, 5))))
@@ -107,10 +107,6 @@ RAISED_WHEN = {"unhashable": "the call, hashing its static argument",
 LOOPS = {"Python for loop (unrolled)": sharp_bits.euler_unrolled,
          "lax.fori_loop": sharp_bits.euler_fori,
          "lax.scan": sharp_bits.euler_scan}
-
-
-class DocumentationMismatch(RuntimeError):
-    """The installed JAX no longer behaves as the page says: the build must stop."""
 
 
 def run(session: Session):  # every session runs in sharp_bits.py's namespace
@@ -219,14 +215,9 @@ def check_stories(report: Report) -> None:
 def first_call_stages(fn, x, n_steps):
     """Trace + lower, then compile, one loop version from nothing cached (seconds)."""
     jax.clear_caches()
-    t0 = time.perf_counter()
-    traced = fn.trace(x, n_steps=n_steps)  # the Python function runs here, on tracers
-    lowered = traced.lower()
-    t1 = time.perf_counter()
-    compiled = lowered.compile()  # XLA compiles the whole program
-    t2 = time.perf_counter()
-    return {"trace_and_lower": t1 - t0, "compile": t2 - t1,
-            "equations": len(traced.jaxpr.eqns)}, compiled
+    # Tracing runs the Python function on tracers; XLA compiles the whole program.
+    seconds, traced, compiled = compile_stages(fn, x, n_steps=n_steps)
+    return {**seconds, "equations": len(traced.jaxpr.eqns)}, compiled
 # --8<-- [end:loop_stages]
 
 

@@ -13,18 +13,16 @@ import contextlib
 import io
 import logging
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
 
 import training_loop_pauses as tl
 from deeponet import PIDeepONet, evaluate_losses, loss_terms, random_functions
-from measurement import (Figure, Report, fmt_seconds, fmt_timing, main, markdown_table,
-                         time_call, time_calls)
-from training_loop_scenarios import (SKIPPED, STATED, DocumentationMismatch, mentions,
-                                     run_scenarios, run_stale, scenario_table,
-                                     stale_table)
+from measurement import (DocumentationMismatch, Figure, Report, fmt_seconds, fmt_timing,
+                         main, markdown_table, relative_paths, time_call, time_calls)
+from training_loop_scenarios import (SKIPPED, STATED, mentions, run_scenarios,
+                                     run_stale, scenario_table, stale_table)
 
 QUICK_SCENARIOS = ("numpy_batch",)  # compiles nothing: cheap enough for quick mode
 # What the page says of JAX's shared caches (tl.jit_cache_sizes), in entries.
@@ -55,8 +53,7 @@ def stamped():
 
 def verbatim(messages):
     """Log messages as the page shows them: this folder's path and long lines cut."""
-    here = str(Path(__file__).resolve().parent) + "/"
-    lines = "\n".join(messages).replace(here, "").splitlines()
+    lines = relative_paths("\n".join(messages)).splitlines()
     return "\n".join(line if len(line) <= LONG else line[:CUT] + " …"
                      for line in lines) or "(nothing logged)"
 

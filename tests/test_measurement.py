@@ -5,7 +5,8 @@ import json
 import pytest
 
 from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, machine_check, main,
-                         markdown_table, ratio_range, time_call, time_calls)
+                         markdown_table, ratio_range, relative_paths, time_call, time_calls)
+from project import ROOT
 
 
 def test_timing_statistics():
@@ -34,6 +35,20 @@ def test_machine_check_times_three_tiny_calls():
     check = machine_check()
     assert set(check) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}
     assert all(0 < seconds < 0.1 for seconds in check.values())
+
+
+def test_quartiles_interpolate_between_samples_and_a_single_sample_has_no_spread():
+    t = Timing([1.0, 2.0, 3.0, 4.0], number=1)
+    assert (t.q1, t.median, t.q3) == (1.75, 2.5, 3.25)  # as numpy.percentile gives them
+    one = Timing([0.5], number=1)
+    assert (one.q1, one.median, one.q3, one.spread) == (0.5, 0.5, 0.5, 0.0)
+
+
+def test_relative_paths_cut_the_snippets_folder_or_the_one_given():
+    here = f"{ROOT / 'snippets'}/"
+    assert relative_paths(f'File "{here}jit.py", line 12') == 'File "jit.py", line 12'
+    assert relative_paths("/tmp/x1/cache-0 and /tmp/x1", "/tmp/x1", "<tmp>") == \
+        "<tmp>/cache-0 and <tmp>"
 
 
 def test_ratio_range_spans_both_spreads():
