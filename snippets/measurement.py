@@ -152,6 +152,15 @@ def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def log_log_axes(ax, xlabel: str, ylabel: str, title: str,
+                 legend_fontsize: float | None = 8) -> None:
+    """Finish a curve over sizes: log-log axes, labels, title, legend, and room at the
+    bottom of the figure for the stamp that `main` draws in."""
+    ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel, title=title)
+    ax.legend(fontsize=legend_fontsize)
+    ax.figure.tight_layout(rect=(0, 0.03, 1, 1))
+
+
 # ---------------------------------------------------------------- pages' claims
 
 class DocumentationMismatch(RuntimeError):

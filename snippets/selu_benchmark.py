@@ -13,7 +13,7 @@ import numpy as np
 
 from compilation import count_compilations
 from measurement import (DocumentationMismatch, Figure, Report, Timing, fmt_ratio,
-                         fmt_ratio_range, fmt_seconds, fmt_timing, main,
+                         fmt_ratio_range, fmt_seconds, fmt_timing, log_log_axes, main,
                          markdown_table, time_calls)
 from selu import (docs_input, eager_call, eager_first_call, first_call_stages, jit_call,
                   numpy_call, numpy_input, random_input, selu, selu_jit)
@@ -234,13 +234,9 @@ def scaling_figure(ns, scaling) -> Figure:
         ax.plot(ns, [t.median for t in scaling[key]], marker=marker, label=label)
         ax.fill_between(ns, [t.q1 for t in scaling[key]], [t.q3 for t in scaling[key]],
                         alpha=0.25)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("n (elements, standard normal float32)")
-    ax.set_ylabel("seconds per call (median, band = IQR)")
-    ax.set_title("SELU: time per call against input size")
-    ax.legend()
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    log_log_axes(ax, "n (elements, standard normal float32)",
+                 "seconds per call (median, band = IQR)",
+                 "SELU: time per call against input size", legend_fontsize=None)
     e, j, p = (scaling[k][-1].median for k in WAYS)
     alt = (f"Log-log plot of SELU time per call against n from {ns[0]:,} to {ns[-1]:,} "
            f"for eager JAX, jax.jit and NumPy. At n = {ns[-1]:,} eager JAX takes "

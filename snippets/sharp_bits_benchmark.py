@@ -14,7 +14,7 @@ import numpy as np
 import sharp_bits
 from error_capture import Case, Session, error_name, run_session
 from measurement import (DocumentationMismatch, Figure, Report, fmt_ratio, fmt_seconds,
-                         fmt_timing, main, markdown_table, time_calls)
+                         fmt_timing, log_log_axes, main, markdown_table, time_calls)
 from selu import compile_stages  # the SELU chapter's stage timer
 
 X4 = "jnp.array([-1.0, 2.0, -3.0, 4.0])"
@@ -306,13 +306,8 @@ def loops_figure(lengths, results, repeats) -> Figure:
         for r in rows:  # every compilation, not only the median: they are noisy
             ax.plot([r["n"]] * len(r["first_samples"]), r["first_samples"], marker,
                     color=line.get_color(), alpha=0.3, ms=3)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("loop length (Euler steps)")
-    ax.set_ylabel("seconds: trace + lower + compile")
-    ax.set_title("First call of a loop: unrolled by Python, or a loop primitive")
-    ax.legend(fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    log_log_axes(ax, "loop length (Euler steps)", "seconds: trace + lower + compile",
+                 "First call of a loop: unrolled by Python, or a loop primitive")
     span = {label: [r["first"] for r in rows] for label, rows in results.items()}
     unrolled = span["Python for loop (unrolled)"]
     alt = (f"Log-log plot of the time to trace, lower and compile a loop of "

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, machine_check, main,
-                         markdown_table, ratio_range, relative_paths, time_call, time_calls)
+                         log_log_axes, markdown_table, ratio_range, relative_paths, time_call,
+                         time_calls)
 from project import ROOT
 
 
@@ -89,3 +90,15 @@ def test_main_writes_results_tables_and_figures(tmp_path, capsys):
     svg = (tmp_path / "f.svg").read_text()
     assert results["stamp"].split(" · ")[0] in svg  # the stamp is drawn into the figure
     assert "| a |" in capsys.readouterr().out  # and the table is printed for the reader
+
+
+def test_log_log_axes_finishes_a_curve_over_sizes():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 10, 100], [1e-3, 1e-2, 1e-1], label="a curve")
+    log_log_axes(ax, "n", "seconds", "a title")
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("n", "seconds", "a title")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a curve"]
+    plt.close(fig)
