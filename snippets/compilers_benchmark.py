@@ -19,17 +19,14 @@ from compilers import (bytes_moved_eagerly, bytes_moved_fused, cache_entries,
                        compile_ahead_of_time, configured_late, export_selu, first_call,
                        fused_listing, fusions, in_fresh_process, jit_cache_capacities,
                        load_selu, programs_held, scale_jit, stages)
-from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds,
-                         fmt_timing, main, markdown_table, time_calls)
+from measurement import (DocumentationMismatch, Figure, Report, fmt_ratio,
+                         fmt_ratio_range, fmt_seconds, fmt_timing, main,
+                         markdown_table, relative_paths, time_calls)
 from selu import eager_call, jit_call, random_input
 
 N_LISTING = 1_000_000  # the shape the listings are compiled for (no data needed)
 # What the page says of jit's in-memory caches in jax 0.10.2 (jax/_src/pjit.py, util.py)
 CAPACITIES = {"dispatch": 8192, "trace": 2048, "lower": 2048, "compile": 2048}
-
-
-class DocumentationMismatch(RuntimeError):
-    """The installed JAX no longer behaves as the page says: the build must stop."""
 
 
 def mismatch(says, does):
@@ -187,7 +184,7 @@ def in_memory(report):
         raise mismatch("a compiled program stays in memory while its function lives, "
                        "and jax.clear_caches() empties the cache", f"gave {held}")
     report.data["in_memory"] = dict(capacities=capacities, held=held)
-    report.text.update(**{f"capacity_{k}": f"{v:,}" for k, v in capacities.items()})
+    report.text["capacity"] = {cache: f"{v:,}" for cache, v in capacities.items()}
     report.tables["in_memory"] = markdown_table(
         ["moment", "programs in jit's compile cache"],
         [[moment, str(count)] for moment, count in held.items()])
@@ -215,7 +212,7 @@ def persistent_cache(report, quick):
         run("moved", f"{root}/moved")
         late = late_run.result() if quick else in_fresh_process(*late)
         for run in (run for state_runs in runs.values() for run in state_runs):
-            run["log"] = [line.replace(root, "<tmp>") for line in run["log"]]
+            run["log"] = [relative_paths(line, root, "<tmp>") for line in run["log"]]
         logs = {state: "\n".join(r[0]["log"]) for state, r in runs.items() if r}
     check_persistent_cache(runs, entries, late, quick)
 
@@ -339,8 +336,11 @@ def keep_and_reuse(report):
 def no_build_paths(report):
     """No page may show where this build ran: fail on an absolute local path."""
     here = str(Path(__file__).resolve().parent.parent)
-    for key, value in report.text.items():
-        if here in value or "metadata=" in value:
+    texts = list(report.text.items())
+    for key, value in texts:  # nested texts (text.capacity.dispatch) are walked too
+        if isinstance(value, dict):
+            texts += [(f"{key}.{k}", v) for k, v in value.items()]
+        elif here in value or "metadata=" in value:
             raise AssertionError(f"compilers_benchmark: text {key!r} shows a local "
                                  f"path or HLO metadata: {value[:200]}")
 

@@ -19,7 +19,9 @@ from functools import partial
 
 import jax
 
+from compilation import count_compilations  # the site's compilation counter
 from measurement import time_calls  # the site's timer: samples taken in turns
+from selu import compile_stages  # the SELU chapter's stage timer
 # --8<-- [end:imports]
 import numpy as np
 
@@ -27,7 +29,7 @@ from deeponet import (DEFAULT, SMALL, PIDeepONet, exact_solution, make_batches, 
                       random_functions, relative_l2_errors, test_grid)
 from deeponet_report import (report_first_call, report_prediction, report_scaling,
                              report_training)
-from measurement import Report, main
+from measurement import DocumentationMismatch, Report, main
 
 # The paper's Burgers network (101 sensors, 6 hidden layers of 100, 100 outputs), as a
 # plain MLP and with 1,000 points per loss term instead of its 50,000.
@@ -49,35 +51,11 @@ def settings(quick):
             "original": (ORIGINAL, 1000), "repeats": 7, "min_sample": 0.01}
 
 
-class DocumentationMismatch(RuntimeError):
-    """The installed JAX no longer behaves as the page says: the build must stop."""
-
-
 # --8<-- [start:eager_step]
 def eager_step(model):
     """The step's own Python function, before jit wrapped it: the same code, op by op"""
     return partial(PIDeepONet.step.__wrapped__, model)
 # --8<-- [end:eager_step]
-
-
-# --8<-- [start:count_compilations]
-class CompileCounter:
-    """XLA compilations while the block runs, by name ("jit(step)": 1), and seconds."""
-
-    def __enter__(self):
-        self.names, self.seconds = collections.Counter(), 0.0
-        jax.monitoring.register_event_duration_secs_listener(self._listen)
-        return self
-
-    def _listen(self, event, seconds, fun_name="?", **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":  # one per compilation
-            self.names[fun_name] += 1
-        if event.startswith("/jax/core/compile/"):  # tracing, lowering and compiling
-            self.seconds += seconds
-
-    def __exit__(self, *exc):
-        jax.monitoring.unregister_event_duration_listener(self._listen)
-# --8<-- [end:count_compilations]
 
 
 # --8<-- [start:timed_steps]
@@ -103,7 +81,7 @@ def time_steps(model, batches, repeats=9, min_sample_s=0.02):
     for call in calls.values():  # warm-up: compiles the step, and each primitive
         call()                   # op by op, for these shapes
     calls_made.clear()
-    with CompileCounter() as compiles:
+    with count_compilations() as compiles:
         timings = time_calls(calls, repeats=repeats, warmup=0,
                              min_sample_s=min_sample_s)
     return timings, compiles, calls_made
@@ -113,19 +91,15 @@ def time_steps(model, batches, repeats=9, min_sample_s=0.02):
 # --8<-- [start:first_call]
 def first_call_stages(model, opt_state, batches, compiler_options=None):
     """The jitted step's first call stage by stage, and its second execution (s)."""
-    t0 = time.perf_counter()
-    traced = PIDeepONet.step.trace(model, 0, opt_state, *batches)  # self is static
-    lowered = traced.lower()  # jaxpr -> StableHLO
-    t1 = time.perf_counter()
-    compiled = lowered.compile(compiler_options)  # XLA -> machine code
-    t2 = time.perf_counter()
-    jax.block_until_ready(compiled(0, opt_state, *batches))  # self is not passed again
-    t3 = time.perf_counter()
-    jax.block_until_ready(compiled(1, opt_state, *batches))
-    t4 = time.perf_counter()
-    return {"trace_and_lower": t1 - t0, "compile": t2 - t1, "first_execution": t3 - t2,
-            "second_execution": t4 - t3,
-            "ynn_fusions": compiled.as_text().count('"__ynn_fusion"')}
+    seconds, _, compiled = compile_stages(  # self (the model) is static
+        PIDeepONet.step, model, 0, opt_state, *batches,
+        compiler_options=compiler_options)
+    for i, run in enumerate(("first_execution", "second_execution")):
+        start = time.perf_counter()
+        jax.block_until_ready(compiled(i, opt_state, *batches))  # self: not passed
+        seconds[run] = time.perf_counter() - start
+    seconds["ynn_fusions"] = compiled.as_text().count('"__ynn_fusion"')
+    return seconds
 # --8<-- [end:first_call]
 
 # Compiled without YNNPACK fusions: the first execution then has no runtimes to build.
@@ -136,13 +110,13 @@ def steps_at(model, functions, batch_size, s):
     """Step times at one batch size, with the compilations counted."""
     batches = make_batches(jax.random.key(10 + batch_size), functions, batch_size)
     timings, compiles, calls = time_steps(model, batches, s["repeats"], s["min_sample"])
-    if compiles.names["jit(step)"]:
+    if compiles["jit(step)"]:
         raise DocumentationMismatch("the page says one compiled step serves every "
-                                    f"Python int i; this JAX compiled {compiles.names}")
-    if compiles.names["jit(integer_pow)"] != calls["eager"]:
+                                    f"Python int i; this JAX compiled {dict(compiles)}")
+    if compiles["jit(integer_pow)"] != calls["eager"]:
         raise DocumentationMismatch(
             "the page says the un-jitted step compiles Adam's b1 ** (i + 1) once per "
-            f"new i: {calls['eager']} calls compiled {compiles.names}")
+            f"new i: {calls['eager']} calls compiled {dict(compiles)}")
     return {"batch_size": batch_size, "calls": dict(calls),
             "compile_s_per_eager_call": compiles.seconds / calls["eager"],
             **{k: t for k, t in timings.items()}}
@@ -168,11 +142,11 @@ def first_calls(model, functions, batch_size, quick=False):
             "the page says XLA:CPU puts YNNPACK fusions in the compiled step, and none "
             f"without them; this jaxlib: {result['first']['ynn_fusions']} and "
             f"{no_ynn_fusions}")
-    with CompileCounter() as compiles:  # op by op: each primitive, for its shapes
+    with count_compilations() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
         result["eager_first"] = time.perf_counter() - start
-    result["eager_first_compiles"] = sum(compiles.names.values())
+    result["eager_first_compiles"] = compiles.total()
     result["eager_first_compile_s"] = compiles.seconds
     result["agreement"] = agreement(model, state, model.step(0, state, *batches),
                                     eager_state)

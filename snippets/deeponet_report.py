@@ -9,7 +9,7 @@ import numpy as np
 
 from deeponet import ICS_WEIGHT, LEARNING_RATE
 from measurement import (Figure, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
-                         markdown_table, ratio_range)
+                         log_log_axes, markdown_table, ratio_range)
 
 VARIANTS = (("eager", "un-jitted, Python int i (as in training)"),
             ("eager_same_i", "un-jitted, the same i every call (no compilation)"))
@@ -100,13 +100,9 @@ def scaling_figure(runs, original):
             ax.plot([original["batch_size"]], [o_mid], marker=marker,
                     linestyle="none", markersize=9, markerfacecolor="none",
                     color=ax.lines[-1].get_color())
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("points per loss term (batch size)")
-    ax.set_ylabel("un-jitted step time / jitted step time")
-    ax.set_title("PI-DeepONet training step: how much faster with jit")
-    ax.legend(fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    log_log_axes(ax, "points per loss term (batch size)",
+                 "un-jitted step time / jitted step time",
+                 "PI-DeepONet training step: how much faster with jit")
     ratios = {key: [m[key].median / m["jit"].median for m in runs]
               for key, _ in VARIANTS}
     alt = ("Log-log plot of the un-jitted step time divided by the jitted one against "

@@ -12,8 +12,6 @@ Run it to see them agree:  python snippets/designing_for_jit.py
 """
 
 # --8<-- [start:imports]
-import collections
-import contextlib
 import itertools
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -165,24 +163,6 @@ def trained_params(design, model, config, batches, n_steps):
     """Parameters after `n_steps` steps of one design's model, from the config seed."""
     _, _, train = DESIGNS[design]
     return train(restart(design, model, config), batches, n_steps)
-
-
-# --8<-- [start:count_compilations]
-@contextlib.contextmanager
-def count_compilations():
-    """XLA compilations by function name while the block runs, e.g. {"jit(step)": 1}."""
-    counts = collections.Counter()
-
-    def listener(event, duration, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":  # one per compilation
-            counts[kwargs.get("fun_name", "?")] += 1
-
-    jax.monitoring.register_event_duration_secs_listener(listener)
-    try:
-        yield counts
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listener)
-# --8<-- [end:count_compilations]
 
 
 def max_difference(a, b):

@@ -11,12 +11,13 @@ import jax.numpy as jnp
 
 from deeponet import DEFAULT, ICS_WEIGHT
 from designing_for_jit import (DESIGNS, TINY, Adam, ExplicitDeepONet, PytreeDeepONet,
-                               count_compilations, example_batches, explicit_step,
+                               example_batches, explicit_step,
                                explicit_step_donating, max_difference,
                                pytree_step_donating, trained_params,
                                which_weight_was_used)
-from measurement import (Report, fmt_ratio_range, fmt_seconds, fmt_timing, main,
-                         markdown_table, stopwatch, time_calls)
+from compilation import count_compilations
+from measurement import (DocumentationMismatch, Report, fmt_ratio_range, fmt_seconds,
+                         fmt_timing, main, markdown_table, stopwatch, time_calls)
 
 
 STEP_NAMES = {"static_self": "jit(step)", "explicit": "jit(explicit_step)",
@@ -38,6 +39,7 @@ def measure(quick: bool) -> Report:
     batches = example_batches(config)
     report = Report()
     rows_times, rows_results, data = [], [], {}
+    shown = report.text["designs"] = {}  # text.designs.<design>.first, .steady, ...
     params = {}
 
     # Times first: no design's step has been compiled yet in this process.
@@ -66,10 +68,9 @@ def measure(quick: bool) -> Report:
         data[design]["steady"] = steady[design].as_dict()
         rows_times.append([label, fmt_seconds(first), fmt_timing(steady[design]),
                            second_text, programs_text])
-        report.text[f"{design}_first"] = fmt_seconds(first)
-        report.text[f"{design}_steady"] = fmt_seconds(steady[design].median)
-        report.text[f"{design}_second"] = second_text
-        report.text[f"{design}_programs"] = programs_text
+        shown[design] = {"first": fmt_seconds(first),
+                         "steady": fmt_seconds(steady[design].median),
+                         "second": second_text, "programs": programs_text}
 
     # Then results: a few steps of each from the same start, and the changed weight.
     for design in DESIGNS:
@@ -81,7 +82,7 @@ def measure(quick: bool) -> Report:
                                                    batches)
         data[design].update(weight_used=used, distance_to_old_weight=d_old,
                             distance_to_new_weight=d_new)
-        report.text[f"{design}_weight"] = used
+        shown[design]["weight"] = used
 
     for design, (label, _, _) in DESIGNS.items():
         diff = max_difference(params["static_self"], params[design])
@@ -91,7 +92,7 @@ def measure(quick: bool) -> Report:
                              f"the {data[design]['weight_used']} one"
                              + (" (stale)" if data[design]["weight_used"] == "old"
                                 else "")])
-        report.text[f"{design}_difference"] = f"{diff:.1e}"
+        shown[design]["difference"] = f"{diff:.1e}"
 
     check_documented_behaviour(data)
     report_donation(report, donation(config, batches, repeats, min_sample, quick))
@@ -192,10 +193,6 @@ def report_donation(report, timings):
     report.text["donation_comparison"] = compare_steady(
         {f"{d} {k}": data[d][k] for d in data for k in ("plain", "donated")},
         what="four step times")
-
-
-class DocumentationMismatch(RuntimeError):
-    """The designs no longer behave as the page says: the build must stop."""
 
 
 def check_documented_behaviour(data):

@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import io
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 
 import jax
+
+from measurement import relative_paths
 
 
 @dataclass
@@ -56,7 +57,6 @@ class Outcome:
 
 
 MAX_MESSAGE_LINES = 6
-HERE = str(Path(__file__).resolve().parent) + "/"
 
 
 def error_name(error: BaseException | type[BaseException]) -> str:
@@ -75,7 +75,7 @@ def trim_message(message: str) -> str:
     line. Nested tracebacks quoted inside a message are dropped: no traceback reaches a
     page.
     """
-    lines = message.replace(HERE, "").rstrip().splitlines()
+    lines = relative_paths(message).rstrip().splitlines()
     for i, line in enumerate(lines):
         if line.startswith("Traceback (most recent call last)"):
             lines = lines[:i] + ["[… a nested traceback, left out …]"]

@@ -45,7 +45,9 @@ PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_", "numpy": "",
 
 
 def slug(name, label):
-    """A variant's name in text keys: torch_compile, tf_xla, jax_jit, njit ..."""
+    """A variant's name in text keys (text.pi.tf_xla.first): numpy, njit,
+    njit_parallel, torch_eager, torch_compile, tf_eager, tf_function, tf_xla,
+    jax_eager, jax_jit."""
     return PREFIX[name] + SLUGS[label]
 
 
@@ -191,10 +193,9 @@ def selu_tables(report, results, rows, ns):
         table.append([title(name, label), fmt_timing(t), fmt_seconds(e["first"]),
                       "1" if label == "jax.jit" else fmt_ratio_range(t, jit),
                       f"{max(e['max_diff'].values()):.1g}"])
-        s = slug(name, label)
-        report.text.update({f"selu_{s}": fmt_seconds(t.median),
-                            f"selu_first_{s}": fmt_seconds(e["first"]),
-                            f"selu_{s}_vs_jit": versus(t, jit)})
+        report.text.setdefault("selu", {})[slug(name, label)] = {  # text.selu.jax_jit
+            "steady": fmt_seconds(t.median), "first": fmt_seconds(e["first"]),
+            "vs_jit": versus(t, jit)}
     report.tables["selu"] = markdown_table(
         ["SELU, n = " + f"{ns[-1]:,}", "per call, steady", "first call", "÷ jax.jit",
          "largest difference to jax.jit"], table)
@@ -224,17 +225,17 @@ def step_tables(report, results, steps, quick):
                 cells += ["fails to compile (below)", "·", "·"]
                 report.text["torch_compile_error"] = e["error"].splitlines()[0][:300]
                 continue
+            shown = report.text.setdefault(key, {})  # text.pi.jax_jit.steady, ...
             if "skipped" in e:  # quick mode: every key the page quotes says so
                 cells += [e["skipped"], "·", "·"]
-                report.text.update({k: e["skipped"] for k in (
-                    f"{key}_{s}", f"{key}_first_{s}", f"{key}_{s}_vs_jit")})
+                shown[s] = dict.fromkeys(("steady", "first", "vs_jit"), e["skipped"])
                 continue
             t = timing(e["timing"])
             cells += [fmt_timing(t), fmt_seconds(e["first"]),
                       "1" if label == "jax.jit" else fmt_ratio_range(t, jits[kind])]
-            report.text.update({f"{key}_{s}": fmt_seconds(t.median),
-                                f"{key}_first_{s}": fmt_seconds(e["first"]),
-                                f"{key}_{s}_vs_jit": versus(t, jits[kind])})
+            shown[s] = {"steady": fmt_seconds(t.median),
+                        "first": fmt_seconds(e["first"]),
+                        "vs_jit": versus(t, jits[kind])}
         table.append(cells)
         agree.append([title(name, label)] + [
             "·" if "loss_diff" not in e else
@@ -253,11 +254,12 @@ def step_tables(report, results, steps, quick):
     config = QUICK if quick else DEFAULT
     report.text.update(batch=f"{config.batch_size:,}", width=str(config.width),
                        depth=str(config.depth), steps=str(worker.AGREEMENT_STEPS))
+    fastest = report.text["fastest"] = {}  # text.fastest.pi, text.fastest.data
     for kind, key in (("physics", "pi"), ("data", "data")):
         done = [r for r in steps if "timing" in results[r[0]]["steps"][kind][r[1]]]
         best = min(done, default=None, key=lambda r: (
             results[r[0]]["steps"][kind][r[1]]["timing"]["median"]))
-        report.text[f"{key}_fastest"] = title(*best) if best else worker.SKIPPED
+        fastest[key] = title(*best) if best else worker.SKIPPED
 
 
 def setup_table(report, results, quick):
@@ -270,8 +272,8 @@ def setup_table(report, results, quick):
             f"inter-op {th['inter_op']}" if th.get("inter_op") else None,
             f"layer {th['layer']}" if th.get("layer") else None, th.get("note")]))
         table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads])
-        report.text[f"import_{name}"] = fmt_seconds(r["import_s"])
-        report.text[f"version_{name}"] = r["version"]
+        report.text.setdefault("imports", {})[name] = fmt_seconds(r["import_s"])
+        report.text.setdefault("version", {})[name] = r["version"]
     report.tables["setup"] = markdown_table(
         ["framework", "version", "import", "threads"], table)
     report.text["versions"] = " · ".join(f"{TITLES[n]} {results[n]['version']}"

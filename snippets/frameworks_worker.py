@@ -21,7 +21,7 @@ import os  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import frameworks as fw  # noqa: E402
-from measurement import stopwatch, time_calls  # noqa: E402
+from measurement import DocumentationMismatch, stopwatch, time_calls  # noqa: E402
 
 MODULES = {"numpy": "numpy", "numba": "numba", "torch": "torch",
            "tensorflow": "tensorflow", "jax": "jax"}
@@ -68,8 +68,9 @@ def set_threads(name, threads):
     if name == "jax":  # no setting: XLA's CPU runtime sizes its own pool
         import jax
         if jax.config.jax_compilation_cache_dir:  # the page says first calls are cold
-            raise SystemExit("the page says JAX has no persistent compilation cache, "
-                             "but jax_compilation_cache_dir is set")
+            raise DocumentationMismatch(
+                "frameworks_worker.py: the page says JAX has no persistent "
+                "compilation cache, but jax_compilation_cache_dir is set")
         return {"intra_op": None, "note": "XLA's default"}
     return {"intra_op": 1, "note": "ufuncs run on the calling thread"}
 
@@ -164,7 +165,7 @@ def check_expected(name, steps):
                 raise SystemExit(
                     f"{name} {label}: the {kind} step failed: {entry['error']}")
             if expected and "error" not in entry and "skipped" not in entry:
-                raise SystemExit(
+                raise DocumentationMismatch(
                     f"docs/frameworks.md says {label} fails on the {kind} step, but "
                     f"this {name} compiled it: update the page and EXPECTED_FAILURES")
 

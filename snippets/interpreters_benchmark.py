@@ -15,8 +15,9 @@ import numpy as np
 from interpreters import (RUNGS, instructions_executed, instructions_per_element,
                           ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
                           selu_python)
-from measurement import (Figure, Report, fmt_ratio, fmt_ratio_range, fmt_seconds,
-                         fmt_timing, main, markdown_table, time_calls)
+from measurement import (DocumentationMismatch, Figure, Report, fmt_ratio,
+                         fmt_ratio_range, fmt_seconds, fmt_timing, main,
+                         markdown_table, time_calls)
 from selu import random_input, selu
 
 # What each rung translates, and when (the table adds how often it dispatches).
@@ -31,10 +32,6 @@ DISPATCH_UNIT = {"pure Python": "bytecode instructions", "NumPy": "NumPy calls",
 COLORS = {"pure Python": "C3", "NumPy": "C2", "eager JAX": "C0", "jax.jit": "C1"}
 KEYS = {"python": "pure Python", "numpy": "NumPy", "eager": "eager JAX",
         "jit": "jax.jit"}
-
-
-class DocumentationMismatch(RuntimeError):
-    """This Python no longer behaves as the page says: the build must stop."""
 
 
 def measure(quick: bool) -> Report:
@@ -72,9 +69,12 @@ def measure(quick: bool) -> Report:
                            + counts["negative"] * (n - positive))
     sample = inputs["pure Python"][:200]  # the per-branch counts predict a real run
     sample_positive = sum(v > 0 for v in sample)
-    assert instructions_executed(selu_python, sample) == (
-        counts["fixed"] + counts["positive"] * sample_positive
-        + counts["negative"] * (len(sample) - sample_positive))
+    predicted = (counts["fixed"] + counts["positive"] * sample_positive
+                 + counts["negative"] * (len(sample) - sample_positive))
+    if instructions_executed(selu_python, sample) != predicted:
+        raise DocumentationMismatch(
+            "snippets/interpreters_benchmark.py: the page counts instructions per "
+            f"branch, but a run of {len(sample)} elements did not add up to them")
     operations = len(jax.make_jaxpr(selu)(x).jaxpr.eqns)  # the formula's operations
     dispatches = {"pure Python": python_instructions, "NumPy": operations,
                   "eager JAX": operations, "jax.jit": 1}
@@ -118,10 +118,9 @@ def measure(quick: bool) -> Report:
         python_instructions=f"{python_instructions:,}",
         positive_share=f"{positive / n:.0%}", operations=str(operations),
         ns_per_instruction=fmt_seconds(per["pure Python"] / mean_instructions),
-        **{f"per_element_{key}": fmt_seconds(per[name]) for key, name in KEYS.items()},
-        **{f"per_call_{key}": fmt_seconds(timings[name].median)
-           for key, name in KEYS.items()},
-        **{f"one_{key}": fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
+        per_element={key: fmt_seconds(per[name]) for key, name in KEYS.items()},
+        per_call={key: fmt_seconds(timings[name].median) for key, name in KEYS.items()},
+        one={key: fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
         python_vs_jit=fmt_ratio(per["pure Python"] / per["jax.jit"]),
         python_vs_numpy=fmt_ratio(per["pure Python"] / per["NumPy"]),
         numpy_vs_jit=fmt_ratio(per["NumPy"] / per["jax.jit"]),

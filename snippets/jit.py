@@ -16,8 +16,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 # --8<-- [end:imports]
-from pathlib import Path
 
+from compilation import Compilations, count_compilations
+from measurement import DocumentationMismatch, relative_paths
 from selu import selu, selu_jit  # the SELU chapter's code, which the page shows again
 
 
@@ -61,7 +62,7 @@ def scale(x, factor):
 # --8<-- [start:watch]
 calls = []  # one record per call made through watch()
 explanations = []  # JAX's reasons for each cache miss, while watching_jax() is on
-compilations = 0  # XLA compilations, counted while watching_jax() is on
+compilations = Compilations()  # XLA compilations, counted while watching_jax() is on
 
 
 def watch(jitted):
@@ -69,11 +70,12 @@ def watch(jitted):
     def watched_call(*args, **kwargs):
         # _cache_size() is private JAX API (the underscore): fine for a look inside,
         # not for code that must survive a JAX upgrade.
-        size, traced, compiled = jitted._cache_size(), traces, compilations
+        size, traced, compiled = jitted._cache_size(), traces, compilations.total()
         logged = len(explanations)
         out = jitted(*args, **kwargs)
         calls.append({"cache_before": size, "cache_after": jitted._cache_size(),
-                      "traced": traces > traced, "compiled": compilations - compiled,
+                      "traced": traces > traced,
+                      "compiled": compilations.total() - compiled,
                       "log": explanations[logged:]})
         return out
     return watched_call
@@ -84,25 +86,21 @@ def watch(jitted):
 @contextlib.contextmanager
 def watching_jax():
     """Collect JAX's explanation of every cache miss, and count XLA compilations."""
+    global compilations
+
     class Collect(logging.Handler):
         def emit(self, record):
             explanations.append(record.getMessage())
 
-    def count(event, duration, **kwargs):  # a jax.monitoring listener
-        global compilations
-        if event == "/jax/core/compile/backend_compile_duration":
-            compilations += 1
-
     handler, logger = Collect(level=logging.WARNING), logging.getLogger("jax")
     logger.addHandler(handler)
-    jax.monitoring.register_event_duration_secs_listener(count)
     previous = jax.config.jax_explain_cache_misses
     jax.config.update("jax_explain_cache_misses", True)
-    try:
-        yield
+    try:  # count_compilations: a jax.monitoring listener (compilation.py)
+        with count_compilations() as compilations:
+            yield
     finally:
         jax.config.update("jax_explain_cache_misses", previous)
-        jax.monitoring.unregister_event_duration_listener(count)
         logger.removeHandler(handler)
 # --8<-- [end:explain]
 
@@ -237,15 +235,10 @@ def run_case(name):
     seen = [(c["cache_before"], c["cache_after"], c["traced"], c["compiled"])
             for c in calls]
     if seen != expected:
-        raise AssertionError(
+        raise DocumentationMismatch(
             f"snippets/jit.py, cache case {name!r}: the page says (cache before, "
             f"after, traced, compilations) {expected}, but this JAX did {seen}")
     return list(calls)
-
-
-def relative_paths(message):
-    """A log message with this folder's path cut off, as snippets/ names files."""
-    return message.replace(str(Path(__file__).resolve().parent) + "/", "")
 
 
 # --8<-- [start:break_even]
@@ -307,7 +300,8 @@ def donation_demo(x):
         x + 1
     except RuntimeError as error:  # any use of a donated array raises
         return y, str(error)
-    raise AssertionError("snippets/jit.py: a donated array was still usable")
+    raise DocumentationMismatch("snippets/jit.py: the page says a donated array "
+                                "is deleted, but it was still usable")
 # --8<-- [end:donation]
 
 

@@ -16,10 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jit import (CASES, break_even_range, copies_in, dispatch_timeline, donation_demo,
-                 relative_paths, run_case, selu_jaxpr, set_first, three_calls,
-                 time_one_call)
-from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, fmt_timing,
-                         main, markdown_table, time_calls)
+                 run_case, selu_jaxpr, set_first, three_calls, time_one_call)
+from measurement import (DocumentationMismatch, Figure, Report, Timing, fmt_ratio,
+                         fmt_seconds, fmt_timing, main, markdown_table, relative_paths,
+                         time_calls)
 from selu import (eager_call, first_call_stages, jit_call, numpy_call, random_input,
                   selu_jit)
 from selu_benchmark import xla_threads
@@ -67,9 +67,9 @@ def capture_tracing(report):
     report.data["three_calls"] = {"tracing": output.count("tracing selu_loud"),
                                   "running": output.count("running selu_loud")}
     if report.data["three_calls"] != {"tracing": 2, "running": 3}:
-        raise AssertionError("snippets/jit_benchmark.py: the page says three calls "
-                             "trace twice and run three times; JAX did "
-                             f"{report.data['three_calls']}")
+        raise DocumentationMismatch(
+            "snippets/jit_benchmark.py: the page says three calls trace twice and run "
+            f"three times; JAX did {report.data['three_calls']}")
     jaxpr = selu_jaxpr(jax.ShapeDtypeStruct((1_000_000,), jnp.float32))
     report.text["jaxpr"] = str(jaxpr)
     report.text["jaxpr_equations"] = str(len(jaxpr.eqns))
@@ -78,7 +78,7 @@ def capture_tracing(report):
 # ---------------------------------------------------------------- the cache
 
 def capture_cache_cases(report):
-    rows, data = [], {}
+    rows, data, logs = [], {}, {}
     for slug, (title, _, _) in CASES.items():
         calls = run_case(slug)  # raises if a call differs from what the page states
         keys = ("cache_before", "cache_after", "traced", "compiled")
@@ -90,9 +90,9 @@ def capture_cache_cases(report):
                      ", ".join(str(c["compiled"]) for c in calls)])
         # Every case's first call meets an empty cache and misses: show the rest.
         log = [relative_paths(m) for c in calls[1:] for m in c["log"]]
-        report.text[f"log_{slug}"] = (
-            "\n\n".join(log) if log
-            else "(no message: JAX logged nothing after the first call)")
+        logs[slug] = ("\n\n".join(log) if log
+                      else "(no message: JAX logged nothing after the first call)")
+    report.text["log"] = logs  # text.log.<case>: what JAX logged after the first call
     report.data["cache_cases"] = data
     report.tables["cache_cases"] = markdown_table(
         ["case", "`_cache_size()` at each call (before → after)", "traced at each call",
@@ -106,7 +106,7 @@ def capture_in_place(report):
     donated = copies_in(jax.jit(set_first, donate_argnums=0), v)
     report.data["in_place_copies"] = {"kept": kept, "donated": donated}
     if (kept, donated) != (1, 0):
-        raise AssertionError(
+        raise DocumentationMismatch(
             "snippets/jit_benchmark.py: the page says x.at[0].set compiles to one copy "
             f"of a kept argument and none of a donated one; this JAX keeps {kept} and "
             f"{donated}")
@@ -213,9 +213,9 @@ def measure_break_even(report, quick, pool):
          "NumPy call (1 thread)", "calls for jit to beat eager",
          "calls for jit to beat NumPy"], rows)
     small, large = data[0], data[-1]
-    for size, row in (("small", small), ("large", large)):
-        for other in ("eager", "numpy"):
-            report.text[f"be_{size}_{other}_when"] = when(row[f"vs_{other}"])
+    report.text["be_when"] = {  # text.be_when.<size>.<other>
+        size: {"eager": when(row["vs_eager"]), "numpy": when(row["vs_numpy"])}
+        for size, row in (("small", small), ("large", large))}
     report.text.update(
         be_first_repeats=str(first_repeats),
         be_small_n=f"{small['n']:,}", be_large_n=f"{large['n']:,}",

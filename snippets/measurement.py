@@ -38,11 +38,18 @@ class Timing:
 
     @property
     def q1(self) -> float:
-        return _quantile(self.samples, 0.25)
+        return self.quartiles[0]
 
     @property
     def q3(self) -> float:
-        return _quantile(self.samples, 0.75)
+        return self.quartiles[2]
+
+    @property
+    def quartiles(self) -> list[float]:
+        """Q1, median, Q3, interpolated between samples as NumPy does by default."""
+        if len(self.samples) < 2:  # a single sample has no spread
+            return self.samples * 3
+        return statistics.quantiles(self.samples, n=4, method="inclusive")
 
     @property
     def best(self) -> float:
@@ -101,14 +108,6 @@ def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15,
 # --8<-- [end:time_call]
 
 
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = q * (len(ordered) - 1)
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-
 def stopwatch(fn: Callable[[], Any]) -> tuple[float, Any]:
     """Seconds taken by one call of `fn` (a first call: it cannot be repeated)."""
     start = time.perf_counter()
@@ -153,13 +152,36 @@ def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def log_log_axes(ax, xlabel: str, ylabel: str, title: str,
+                 legend_fontsize: float | None = 8) -> None:
+    """Finish a curve over sizes: log-log axes, labels, title, legend, and room at the
+    bottom of the figure for the stamp that `main` draws in."""
+    ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel, title=title)
+    ax.legend(fontsize=legend_fontsize)
+    ax.figure.tight_layout(rect=(0, 0.03, 1, 1))
+
+
+# ---------------------------------------------------------------- pages' claims
+
+class DocumentationMismatch(RuntimeError):
+    """What a page says no longer holds (for the installed JAX, say): the build stops.
+
+    The message names the snippet and reads "the page says X, but this JAX does Y"."""
+
+
+SNIPPETS = str(Path(__file__).resolve().parent) + "/"  # this folder, with its slash
+
+
+def relative_paths(text: str, folder: str = SNIPPETS, shown_as: str = "") -> str:
+    """`text` with the absolute `folder` cut down to `shown_as`: a page names
+    snippets/ files as a reader's copy does, and never shows where the build ran."""
+    return text.replace(folder, shown_as)
+
+
 # ---------------------------------------------------------------- where it ran
 
-def environment() -> dict[str, Any]:
-    """Where a measurement was taken: stamped on every table and figure."""
-    import jax
-    import jaxlib
-
+def machine() -> dict[str, Any]:
+    """The CPU's name and how many cores this process may run on."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -170,9 +192,16 @@ def environment() -> dict[str, Any]:
         pass
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
              else os.cpu_count())
+    return {"cpu": cpu, "cores": cores}
+
+
+def environment() -> dict[str, Any]:
+    """Where a measurement was taken: stamped on every table and figure."""
+    import jax
+    import jaxlib
+
     return {
-        "cpu": cpu,
-        "cores": cores,
+        **machine(),
         "python": platform.python_version(),
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,

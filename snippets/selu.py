@@ -65,19 +65,26 @@ def numpy_call(x_np):
 
 
 # --8<-- [start:first_call]
+def compile_stages(jitted, *args, compiler_options=None, **kwargs):
+    """`jitted`'s first call up to running: seconds to trace and lower, and to
+    compile; and the compiled program (it takes the arguments not marked static)."""
+    t0 = time.perf_counter()
+    traced = jitted.trace(*args, **kwargs)  # run on abstract values: shapes, dtypes
+    lowered = traced.lower()  # jaxpr -> StableHLO, the compiler's input
+    t1 = time.perf_counter()
+    compiled = lowered.compile(compiler_options)  # XLA optimises, emits machine code
+    t2 = time.perf_counter()
+    return {"trace_and_lower": t1 - t0, "compile": t2 - t1}, traced, compiled
+
+
 def first_call_stages(x):
     """Split a fresh function's first jitted call into its stages (seconds each)."""
     jax.clear_caches()  # forget every compiled program, so this really is a first call
-    fresh = jax.jit(selu)
+    seconds, _, compiled = compile_stages(jax.jit(selu), x)  # a fresh function
     t0 = time.perf_counter()
-    traced = fresh.trace(x)  # run selu on abstract values: shapes and dtypes, no data
-    lowered = traced.lower()  # jaxpr -> StableHLO, the compiler's input
-    t1 = time.perf_counter()
-    compiled = lowered.compile()  # XLA optimises and emits machine code
-    t2 = time.perf_counter()
     compiled(x).block_until_ready()  # first execution of that code
-    t3 = time.perf_counter()
-    return {"trace_and_lower": t1 - t0, "compile": t2 - t1, "first_execution": t3 - t2}
+    seconds["first_execution"] = time.perf_counter() - t0
+    return seconds
 
 
 def eager_first_call(x):

@@ -11,8 +11,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from measurement import (Figure, Report, Timing, fmt_ratio, fmt_ratio_range,
-                         fmt_seconds, fmt_timing, main, markdown_table, time_calls)
+from compilation import count_compilations
+from measurement import (DocumentationMismatch, Figure, Report, Timing, fmt_ratio,
+                         fmt_ratio_range, fmt_seconds, fmt_timing, log_log_axes, main,
+                         markdown_table, time_calls)
 from selu import (docs_input, eager_call, eager_first_call, first_call_stages, jit_call,
                   numpy_call, numpy_input, random_input, selu, selu_jit)
 
@@ -23,7 +25,6 @@ PUBLISHED = [
     ("Korean blog post on JAX's JIT, quoting the JAX docs", 2.5e-3, 0.15e-3, "quoted"),
 ]
 WAYS = ("eager", "jit", "numpy")
-COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"  # jax.monitoring's name
 
 
 def three_ways(inputs):
@@ -56,20 +57,6 @@ def cores_busy(fn, seconds=0.3):
     return (time.process_time() - cpu) / (time.perf_counter() - wall)
 
 
-def compilations(fn):
-    """How many XLA compilations fn() triggers (jax.monitoring's compile event)."""
-    count = []
-
-    def listener(event, duration, **kwargs):
-        count.append(event == COMPILE_EVENT)
-    jax.monitoring.register_event_duration_secs_listener(listener)
-    try:
-        fn()
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listener)
-    return sum(count)
-
-
 def check_int32_conversions():
     """The page says: on int32 input `x > 0` compares int32, and only the operands of
     exp and of the select are converted to float32. Fail the build if JAX changes."""
@@ -78,9 +65,10 @@ def check_int32_conversions():
     text = str(jaxpr)
     if (len(gt) != 1 or gt[0].invars[0].aval.dtype != jnp.int32
             or text.count("convert_element_type") != 2):
-        raise AssertionError("snippets/selu_benchmark.py: the page says x > 0 "
-                             "compares int32 and exactly two conversions feed exp and "
-                             f"the select; this JAX traces selu on int32 as:\n{text}")
+        raise DocumentationMismatch(
+            "snippets/selu_benchmark.py: the page says x > 0 compares int32 and "
+            "exactly two conversions feed exp and the select; this JAX traces selu "
+            f"on int32 as:\n{text}")
 
 
 def faster_or_slower(ratio):
@@ -128,9 +116,9 @@ def headline(report, n, repeats, min_sample, normal, quick):
     busy = {way: cores_busy(calls[next(iter(inputs)), way], 0.1 if quick else 0.3)
             for way in WAYS}
     if busy["numpy"] > 1.5:
-        raise AssertionError("snippets/selu_benchmark.py: the page says NumPy runs "
-                             f"SELU on one thread, but it kept {busy['numpy']:.2f} "
-                             "cores busy")
+        raise DocumentationMismatch(
+            "snippets/selu_benchmark.py: the page says NumPy runs SELU on one "
+            f"thread, but it kept {busy['numpy']:.2f} cores busy")
     report.tables["headline"] = markdown_table(
         [f"input, n = {n:,}", "eager JAX", f"jax.jit ({threads} threads)",
          "NumPy, float32 (1 thread)", "eager / jit", "NumPy / jit"], rows)
@@ -182,7 +170,9 @@ def first_calls(report, n, quick, x, x_new):
     first = {k: float(np.median([s[k] for s in stages])) for k in stages[0]}
     # A new shape for eager (n + 1), made before the clock starts (eager_first_call).
     eager = Timing([eager_first_call(x_new) for _ in range(1 if quick else count)], 1)
-    eager_compiles = compilations(lambda: eager_first_call(x_new))
+    with count_compilations() as compiled:
+        eager_first_call(x_new)
+    eager_compiles = compiled.total()
     steady = report.data["steady"]["median"]
     total = sum(first.values())
     report.data["first_call"] = {**first, "eager_first_call": eager.as_dict(),
@@ -244,13 +234,9 @@ def scaling_figure(ns, scaling) -> Figure:
         ax.plot(ns, [t.median for t in scaling[key]], marker=marker, label=label)
         ax.fill_between(ns, [t.q1 for t in scaling[key]], [t.q3 for t in scaling[key]],
                         alpha=0.25)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("n (elements, standard normal float32)")
-    ax.set_ylabel("seconds per call (median, band = IQR)")
-    ax.set_title("SELU: time per call against input size")
-    ax.legend()
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    log_log_axes(ax, "n (elements, standard normal float32)",
+                 "seconds per call (median, band = IQR)",
+                 "SELU: time per call against input size", legend_fontsize=None)
     e, j, p = (scaling[k][-1].median for k in WAYS)
     alt = (f"Log-log plot of SELU time per call against n from {ns[0]:,} to {ns[-1]:,} "
            f"for eager JAX, jax.jit and NumPy. At n = {ns[-1]:,} eager JAX takes "

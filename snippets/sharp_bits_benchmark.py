@@ -6,7 +6,6 @@ fix, and measure what a Python loop unrolled while tracing costs in compile time
 """
 
 import statistics
-import time
 
 import jax
 import jax.numpy as jnp
@@ -14,8 +13,9 @@ import numpy as np
 
 import sharp_bits
 from error_capture import Case, Session, error_name, run_session
-from measurement import (Figure, Report, fmt_ratio, fmt_seconds, fmt_timing, main,
-                         markdown_table, time_calls)
+from measurement import (DocumentationMismatch, Figure, Report, fmt_ratio, fmt_seconds,
+                         fmt_timing, log_log_axes, main, markdown_table, time_calls)
+from selu import compile_stages  # the SELU chapter's stage timer
 
 X4 = "jnp.array([-1.0, 2.0, -3.0, 4.0])"
 GRID5 = float(np.mean(np.sin(np.pi * np.linspace(0, 1, 5))))
@@ -109,10 +109,6 @@ LOOPS = {"Python for loop (unrolled)": sharp_bits.euler_unrolled,
          "lax.scan": sharp_bits.euler_scan}
 
 
-class DocumentationMismatch(RuntimeError):
-    """The installed JAX no longer behaves as the page says: the build must stop."""
-
-
 def run(session: Session):  # every session runs in sharp_bits.py's namespace
     return run_session(session, sharp_bits)
 
@@ -144,32 +140,33 @@ def superclasses(cls: type) -> str:
 def capture_errors(report: Report) -> None:
     """Every session of CASES: transcripts into the text, classes into a table."""
     rows, data = [], {}
+    sessions = report.text["sessions"] = {}  # sessions.<case>.fixes.<fix>, ...
     for name, case in CASES.items():
         outcome = run(case.pitfall)
         check_error(f"{name} pitfall", outcome, case.error)
-        report.text[f"{name}_pitfall"] = outcome.transcript
+        shown = sessions[name] = {"pitfall": outcome.transcript, "fixes": {},
+                                  "variants": {}}
         entry = {"error": error_name(outcome.error) if outcome.error else None,
                  "message": outcome.error_text, "fixes": {}, "variants": {}}
         for fix_name, session in case.fixes.items():
             fixed = run(session)
             check_error(f"{name} fix {fix_name}", fixed, None)
             check_value(f"{name} fix {fix_name}", fixed, session.expected)
-            report.text[f"{name}_fix_{fix_name}"] = fixed.transcript
+            shown["fixes"][fix_name] = fixed.transcript
             entry["fixes"][fix_name] = np.asarray(fixed.value).tolist()
         for variant_name, (session, expected) in case.variants.items():
             variant = run(session)
             check_error(f"{name} variant {variant_name}", variant, expected)
-            report.text[f"{name}_variant_{variant_name}"] = variant.transcript
-            key = f"{name}_variant_{variant_name}_error"
-            report.text[key] = error_name(variant.error)
+            shown["variants"][variant_name] = {
+                "transcript": variant.transcript, "error": error_name(variant.error)}
             entry["variants"][variant_name] = error_name(variant.error)
         when = RAISED_WHEN.get(name, "tracing")
         if outcome.error is not None:
-            report.text[f"{name}_error"] = error_name(outcome.error)
+            shown["error"] = error_name(outcome.error)
             raised = f"`{error_name(outcome.error)}`"
             parents = superclasses(type(outcome.error))
         else:
-            report.text[f"{name}_error"] = "no exception"
+            shown["error"] = "no exception"
             raised, parents, when = "nothing: it goes wrong silently", "", "–"
         data[name] = entry
         rows.append([f"[{case.title}](#{name})", when, raised, parents])
@@ -218,14 +215,9 @@ def check_stories(report: Report) -> None:
 def first_call_stages(fn, x, n_steps):
     """Trace + lower, then compile, one loop version from nothing cached (seconds)."""
     jax.clear_caches()
-    t0 = time.perf_counter()
-    traced = fn.trace(x, n_steps=n_steps)  # the Python function runs here, on tracers
-    lowered = traced.lower()
-    t1 = time.perf_counter()
-    compiled = lowered.compile()  # XLA compiles the whole program
-    t2 = time.perf_counter()
-    return {"trace_and_lower": t1 - t0, "compile": t2 - t1,
-            "equations": len(traced.jaxpr.eqns)}, compiled
+    # Tracing runs the Python function on tracers; XLA compiles the whole program.
+    seconds, traced, compiled = compile_stages(fn, x, n_steps=n_steps)
+    return {**seconds, "equations": len(traced.jaxpr.eqns)}, compiled
 # --8<-- [end:loop_stages]
 
 
@@ -314,13 +306,8 @@ def loops_figure(lengths, results, repeats) -> Figure:
         for r in rows:  # every compilation, not only the median: they are noisy
             ax.plot([r["n"]] * len(r["first_samples"]), r["first_samples"], marker,
                     color=line.get_color(), alpha=0.3, ms=3)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("loop length (Euler steps)")
-    ax.set_ylabel("seconds: trace + lower + compile")
-    ax.set_title("First call of a loop: unrolled by Python, or a loop primitive")
-    ax.legend(fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    log_log_axes(ax, "loop length (Euler steps)", "seconds: trace + lower + compile",
+                 "First call of a loop: unrolled by Python, or a loop primitive")
     span = {label: [r["first"] for r in rows] for label, rows in results.items()}
     unrolled = span["Python for loop (unrolled)"]
     alt = (f"Log-log plot of the time to trace, lower and compile a loop of "

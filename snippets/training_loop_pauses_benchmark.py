@@ -13,18 +13,16 @@ import contextlib
 import io
 import logging
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
 
 import training_loop_pauses as tl
 from deeponet import PIDeepONet, evaluate_losses, loss_terms, random_functions
-from measurement import (Figure, Report, fmt_seconds, fmt_timing, main, markdown_table,
-                         time_call, time_calls)
-from training_loop_scenarios import (SKIPPED, STATED, DocumentationMismatch, mentions,
-                                     run_scenarios, run_stale, scenario_table,
-                                     stale_table)
+from measurement import (DocumentationMismatch, Figure, Report, fmt_seconds, fmt_timing,
+                         main, markdown_table, relative_paths, time_call, time_calls)
+from training_loop_scenarios import (SKIPPED, STATED, mentions, run_scenarios,
+                                     run_stale, scenario_table, stale_table)
 
 QUICK_SCENARIOS = ("numpy_batch",)  # compiles nothing: cheap enough for quick mode
 # What the page says of JAX's shared caches (tl.jit_cache_sizes), in entries.
@@ -55,8 +53,7 @@ def stamped():
 
 def verbatim(messages):
     """Log messages as the page shows them: this folder's path and long lines cut."""
-    here = str(Path(__file__).resolve().parent) + "/"
-    lines = "\n".join(messages).replace(here, "").splitlines()
+    lines = relative_paths("\n".join(messages)).splitlines()
     return "\n".join(line if len(line) <= LONG else line[:CUT] + " …"
                      for line in lines) or "(nothing logged)"
 
@@ -164,7 +161,7 @@ def measure(quick: bool) -> Report:
         eager_vs_jitted=f"{eager_t.median / jitted_t.median:.0f}×",
         eager_in_steps=f"{eager_t.median / step_t.median:.0f}",
         in_flight=str(flight), run_ahead=f"{ahead:g}",
-        **timeline_text(runs, drains, log_every, n_iter))
+        timeline=timeline_text(runs, drains, log_every, n_iter))
     report.tables["timeline"] = timeline_table(runs, drains, log_every, n_iter)
     report.tables["timeline_original"] = timeline_table(
         {"original": runs["original"]}, drains, log_every, n_iter)
@@ -174,9 +171,9 @@ def measure(quick: bool) -> Report:
     keys = QUICK_SCENARIOS if quick else tuple(STATED)
     scenarios = run_scenarios(model, functions, batches, params, config, keys)
     report.data["scenarios"] = {k: v for k, v in scenarios.items() if k != "n_points"}
-    for key in STATED:
-        report.text[f"log_{key}"] = (verbatim(scenarios[key][-1]["log"]) if key in keys
-                                     else SKIPPED)
+    report.text["log"] = {  # text.log.<scenario>: what JAX logged, or why not
+        key: verbatim(scenarios[key][-1]["log"]) if key in keys else SKIPPED
+        for key in STATED}
     report.tables["scenarios"] = scenario_table(scenarios, config.batch_size, keys)
     if quick:  # each other scenario compiles the step once more: too slow here
         report.tables["stale"] = markdown_table(["call", "loss returned"],
@@ -238,14 +235,15 @@ def timeline_table(runs, drains, log_every, n_iter):
 
 
 def timeline_text(runs, drains, log_every, n_iter):
+    """text.timeline.<loop>.<field>: loop orig, jit, block or less; field as in
+    `summary` (first, later_logging, wait, other, other_max, total, rest)."""
     text = {}
     for key, name in (("orig", "original"), ("jit", "jitted evaluation"),
                       ("block", "blocking every step"),
                       ("less", "logging 3x less often")):
         s = summary(runs[name], drains[name], every_of(name, log_every), n_iter)
-        for field, value in s.items():
-            text[f"{key}_{field}"] = (fmt_seconds(value) if value is not None
-                                      else "(none)")
+        text[key] = {field: fmt_seconds(value) if value is not None else "(none)"
+                     for field, value in s.items()}
     return text
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 import training_loop_pauses as tl
 from deeponet import PIDeepONet
-from measurement import markdown_table
+from measurement import DocumentationMismatch, markdown_table
 
 SKIPPED = "(not run in quick mode)"
 
@@ -32,10 +32,6 @@ SCENARIOS = {  # what the loop does, and the fix
     "x64": ("`jax_enable_x64` on for a step, then off again", "leave it alone"),
     "numpy_batch": ("the same batches as NumPy arrays", "(nothing to fix)"),
 }
-
-
-class DocumentationMismatch(RuntimeError):
-    """The installed JAX no longer behaves as the page says: the build must stop."""
 
 
 def mentions(message, name):

@@ -48,3 +48,18 @@ def one_step_taken(config):
     _, batches = tl.next_batches(jax.random.key(1), functions, config.batch_size)
     model.opt_state = model.step(next(model.itercount), model.opt_state, *batches)
     return model, functions, batches, params
+
+
+def text_used(page: str, name: str) -> dict[str, object]:
+    """Every `{{ <name>.text.a.b }}` a page uses, by its dotted path, with the value
+    results.json holds there (None where it holds nothing)."""
+    import re
+
+    text = quick_results(name)["text"]
+    used = {}
+    for path in re.findall(rf"\b{name}\.text\.([\w.]+)", page):
+        value = text
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        used[path] = value
+    return used

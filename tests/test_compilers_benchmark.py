@@ -29,5 +29,5 @@ def test_page_shows_the_fusion_without_build_paths(built_site):
     assert "kind=kLoop" in html and "exponential" in html
     assert "metadata=" not in html and str(ROOT) not in html
     assert "<tmp>/moved" in html or "&lt;tmp&gt;/moved" in html
-    assert res["text"]["capacity_dispatch"] == "8,192" and "8,192" in html
+    assert res["text"]["capacity"]["dispatch"] == "8,192" and "8,192" in html
     assert "exported for platforms" in html

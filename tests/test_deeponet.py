@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import deeponet as d
+from compilation import count_compilations
 
 # Tiny: on CPU each compilation of the step takes seconds, and fewer layers halve it.
 CONFIG = replace(d.SMALL, width=8, depth=1, latent=8, batch_size=32)
@@ -136,39 +137,22 @@ def largest_difference(a, b):
                for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
 
 
-class CompileCounter:
-    """Counts XLA compilations through jax.monitoring (a public API)."""
-
-    EVENT = "/jax/core/compile/backend_compile_duration"
-
-    def __enter__(self):
-        self.count = 0
-        jax.monitoring.register_event_duration_secs_listener(self._listen)
-        return self
-
-    def _listen(self, event, seconds, **kwargs):
-        self.count += event == self.EVENT
-
-    def __exit__(self, *exc):
-        jax.monitoring.unregister_event_duration_listener(self._listen)
-
-
 def test_static_self_python_int_i_and_frozen_attributes(batches):
     model = d.PIDeepONet(CONFIG)
     first = model.step(next(model.itercount), model.opt_state, *batches)
-    with CompileCounter() as compiles:
+    with count_compilations() as compiles:
         state = first
         for _ in range(5):  # a new Python int i each step: one compiled step serves them all
             state = model.step(next(model.itercount), state, *batches)
         model.ics_weight = 0.0  # too late: the compiled step keeps the value it was traced with
         stale = model.step(0, model.opt_state, *batches)
-    assert compiles.count == 0
+    assert compiles.total() == 0
     jax.tree.map(np.testing.assert_array_equal, stale, first)
 
     other = d.PIDeepONet(CONFIG, ics_weight=0.0)  # a new instance: hashed by identity, compiled anew
-    with CompileCounter() as compiles:
+    with count_compilations() as compiles:
         fresh = other.step(0, other.opt_state, *batches)
-    assert compiles.count == 1
+    assert compiles.total() == 1
     assert largest_difference(other.get_params(fresh), model.get_params(first)) > 1e-4
 
 

@@ -6,7 +6,7 @@ has every number it names, and that JAX behaved as the page says.
 
 import deeponet
 import deeponet_benchmark
-from project import QUICK_RESULTS, ROOT, quick_results
+from project import QUICK_RESULTS, ROOT, quick_results, text_used
 
 FOLDER = QUICK_RESULTS / "deeponet_benchmark"
 
@@ -22,8 +22,8 @@ def test_results_hold_every_table_figure_and_number_the_page_uses(built_site):
     page = (ROOT / "docs" / "deeponet.md").read_text()
     for key in r["text"]:
         assert r["text"][key], key
-    used = {part.split()[0] for part in page.split("deeponet_benchmark.text.")[1:]}
-    assert used <= set(r["text"]), used - set(r["text"])
+    used = text_used(page, "deeponet_benchmark")
+    assert used and all(used.values()), [path for path, v in used.items() if not v]
     for name, figure in r["figures"].items():
         svg = FOLDER / figure["file"]
         assert svg.stat().st_size < 100_000, name

@@ -3,8 +3,9 @@ design A ignores a changed attribute and compiles again for a new object."""
 
 import pytest
 
-from designing_for_jit import (DESIGNS, Adam, PytreeDeepONet, count_compilations, example_batches,
-                              explicit_step, max_difference, trained_params, which_weight_was_used)
+from compilation import count_compilations
+from designing_for_jit import (DESIGNS, Adam, PytreeDeepONet, example_batches, explicit_step,
+                               max_difference, trained_params, which_weight_was_used)
 from deeponet import ICS_WEIGHT
 from designing_for_jit import TINY
 
@@ -63,16 +64,6 @@ def test_pytree_model_splits_into_traced_arrays_and_static_settings():
     assert len(leaves) == len(jax.tree.leaves(model.opt_state)) + 1  # the arrays, and ics_weight
     assert not any(isinstance(leaf, Adam) for leaf in leaves)  # the settings are not leaves
     assert jax.tree.map(lambda x: x, model).adam == model.adam  # they travel in the tree's structure
-
-
-def test_count_compilations_counts_by_function_name():
-    import jax
-    import jax.numpy as jnp
-
-    with count_compilations() as compiled:
-        jax.jit(lambda x: x * 3.0)(jnp.arange(7.0)).block_until_ready()
-    assert compiled["jit(<lambda>)"] == 1
-    assert explicit_step.__name__ == "explicit_step"
 
 
 def test_donating_steps_give_the_same_result_and_delete_the_state_given(batches):

@@ -6,7 +6,8 @@ import types
 
 import pytest
 
-from error_capture import HERE, Session, error_name, run_session, trim_message
+from error_capture import Session, error_name, run_session, trim_message
+from project import ROOT
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def test_error_name_is_what_a_traceback_prints():
 
 
 def test_trim_message_shortens_paths_and_long_messages():
-    assert trim_message(f"at {HERE}sharp_bits.py:3 for jit") == "at sharp_bits.py:3 for jit"
+    assert trim_message(f"at {ROOT}/snippets/sharp_bits.py:3 for jit") == "at sharp_bits.py:3 for jit"
     long = "\n".join(f"line {i}" for i in range(12)) + "\nSee https://example.invalid/x"
     assert trim_message(long).splitlines() == [
         "line 0", "line 1", "line 2", "line 3", "line 4", "[… 7 more lines …]",

@@ -36,7 +36,7 @@ def test_the_instruction_counts_add_up(built_site):
 def test_page_shows_the_listings_numbers_and_quickening(built_site):
     res = results()
     html = (built_site / "interpreters" / "index.html").read_text()
-    assert "FOR_ITER" in html and res["text"]["per_element_python"] in html
+    assert "FOR_ITER" in html and res["text"]["per_element"]["python"] in html
     assert res["data"]["fused"][0] in html  # the superinstructions, in the note
     assert 'src="../measured/interpreters_benchmark/ladder.svg"' in html
     assert str(ROOT) not in html

@@ -4,7 +4,7 @@ import math
 import re
 
 from jit import CASES
-from project import ROOT, quick_results
+from project import ROOT, quick_results, text_used
 
 
 def results():
@@ -12,10 +12,8 @@ def results():
 
 
 def test_every_number_the_page_uses_was_measured(built_site):
-    res = results()
-    used = set(re.findall(r"jit_benchmark\.text\.(\w+)", (ROOT / "docs" / "jit.md").read_text()))
-    assert used <= set(res["text"]), used - set(res["text"])
-    assert all(res["text"][key] for key in used)
+    used = text_used((ROOT / "docs" / "jit.md").read_text(), "jit_benchmark")
+    assert used and all(used.values()), [path for path, v in used.items() if not v]
 
 
 def test_the_trace_time_print_ran_once_per_compilation_at_build(built_site):
@@ -32,9 +30,9 @@ def test_the_cache_cases_at_build_match_what_the_page_states(built_site):
                for c in measured[slug]]
         assert got == expected, slug
     text = results()["text"]
-    assert "now f32[4] and before f32[3]" in text["log_new_shape"]
-    assert "weak_type=True" in text["log_weak_type"]
-    assert text["log_new_values"].startswith("(no message")
+    assert "now f32[4] and before f32[3]" in text["log"]["new_shape"]
+    assert "weak_type=True" in text["log"]["weak_type"]
+    assert text["log"]["new_values"].startswith("(no message")
 
 
 def test_break_even_ranges_bracket_their_medians_and_state_threads(built_site):

@@ -5,7 +5,9 @@ import json
 import pytest
 
 from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, machine_check, main,
-                         markdown_table, ratio_range, time_call, time_calls)
+                         log_log_axes, markdown_table, ratio_range, relative_paths, time_call,
+                         time_calls)
+from project import ROOT
 
 
 def test_timing_statistics():
@@ -34,6 +36,20 @@ def test_machine_check_times_three_tiny_calls():
     check = machine_check()
     assert set(check) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}
     assert all(0 < seconds < 0.1 for seconds in check.values())
+
+
+def test_quartiles_interpolate_between_samples_and_a_single_sample_has_no_spread():
+    t = Timing([1.0, 2.0, 3.0, 4.0], number=1)
+    assert (t.q1, t.median, t.q3) == (1.75, 2.5, 3.25)  # as numpy.percentile gives them
+    one = Timing([0.5], number=1)
+    assert (one.q1, one.median, one.q3, one.spread) == (0.5, 0.5, 0.5, 0.0)
+
+
+def test_relative_paths_cut_the_snippets_folder_or_the_one_given():
+    here = f"{ROOT / 'snippets'}/"
+    assert relative_paths(f'File "{here}jit.py", line 12') == 'File "jit.py", line 12'
+    assert relative_paths("/tmp/x1/cache-0 and /tmp/x1", "/tmp/x1", "<tmp>") == \
+        "<tmp>/cache-0 and <tmp>"
 
 
 def test_ratio_range_spans_both_spreads():
@@ -74,3 +90,15 @@ def test_main_writes_results_tables_and_figures(tmp_path, capsys):
     svg = (tmp_path / "f.svg").read_text()
     assert results["stamp"].split(" · ")[0] in svg  # the stamp is drawn into the figure
     assert "| a |" in capsys.readouterr().out  # and the table is printed for the reader
+
+
+def test_log_log_axes_finishes_a_curve_over_sizes():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 10, 100], [1e-3, 1e-2, 1e-1], label="a curve")
+    log_log_axes(ax, "n", "seconds", "a title")
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("n", "seconds", "a title")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a curve"]
+    plt.close(fig)

@@ -1,11 +1,12 @@
 """snippets/selu.py: the three SELUs agree, whatever the input."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from selu import (eager_first_call, first_call_stages, numpy_input, selu, selu_jit,
-                  selu_numpy)
+from selu import (compile_stages, eager_first_call, first_call_stages, numpy_input, selu,
+                  selu_jit, selu_numpy)
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 1e-30, -1e-30, 80.0, -80.0, 1e30, -1e30,
                     np.inf, -np.inf, np.nan])
@@ -64,3 +65,17 @@ def test_eager_first_call_times_a_call_on_an_existing_input():
 def test_numpy_gets_float32_and_computes_in_float32():
     x_np = numpy_input(jnp.arange(5))
     assert x_np.dtype == np.float32 and selu_numpy(x_np).dtype == np.float32
+
+
+def test_compile_stages_returns_both_stages_and_a_program_without_static_args():
+    def power(x, n):
+        return x ** n
+
+    jitted = jax.jit(power, static_argnames="n")
+    seconds, traced, compiled = compile_stages(jitted, jnp.arange(3.0), n=2)
+    assert set(seconds) == {"trace_and_lower", "compile"}
+    assert all(s >= 0 for s in seconds.values())
+    assert [e.primitive.name for e in traced.jaxpr.eqns] == ["integer_pow"]
+    assert compiled(jnp.arange(3.0)).tolist() == [0.0, 1.0, 4.0]  # n is baked in
+    with pytest.raises(TypeError):
+        compiled(jnp.arange(3.0), n=3)  # a static argument is not passed again

@@ -1,21 +1,18 @@
 """snippets/selu_benchmark.py: what the SELU page relies on, as the build measured it."""
 
-import jax
+
 import jax.numpy as jnp
 
 from project import quick_results
-from selu_benchmark import check_int32_conversions, compilations, cores_busy, xla_threads
+from selu_benchmark import check_int32_conversions, cores_busy, xla_threads
 
 def test_threads_are_read_from_the_optimized_program():
     assert xla_threads(jnp.ones(1000)) == 1  # too small to split
     assert xla_threads(jnp.ones(1_000_000)) >= 1
 
 
-def test_cores_busy_and_compilations_count_something_sensible():
+def test_cores_busy_counts_one_thread_for_pure_python():
     assert 0 <= cores_busy(lambda: sum(range(1000)), seconds=0.01) <= 1.5  # one thread
-    assert compilations(lambda: None) == 0
-    jax.clear_caches()
-    assert compilations(lambda: jnp.sin(jnp.ones(17)).block_until_ready()) >= 1
 
 
 def test_the_int32_conversions_the_page_describes():

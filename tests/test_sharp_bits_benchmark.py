@@ -19,7 +19,7 @@ def test_every_capture_is_the_documented_class_and_every_fix_ran(built_site):
         captured = r["data"]["errors"][name]
         assert captured["error"] == (error_name(case.error) if case.error else None), name
         assert set(captured["fixes"]) == set(case.fixes)
-        assert r["text"][f"{name}_pitfall"].startswith(">>> ")
+        assert r["text"]["sessions"][name]["pitfall"].startswith(">>> ")
     assert r["data"]["errors"]["donate"]["error"] == "RuntimeError"
 
 
@@ -42,11 +42,13 @@ def test_page_shows_each_captured_error_and_fix(built_site):
     raw, text = page_text(built_site)
     r = results()
     for name, case in CASES.items():
-        keys = [f"{name}_pitfall"] + [f"{name}_fix_{f}" for f in case.fixes] + \
-               [f"{name}_variant_{v}" for v in case.variants]
-        for key in keys:
-            for line in r["text"][key].splitlines():
-                assert line in text, (key, line)
+        shown = r["text"]["sessions"][name]
+        transcripts = {"pitfall": shown["pitfall"], **shown["fixes"],
+                       **{v: shown["variants"][v]["transcript"] for v in case.variants}}
+        assert set(shown["fixes"]) == set(case.fixes), name
+        for key, transcript in transcripts.items():
+            for line in transcript.splitlines():
+                assert line in text, (name, key, line)
     assert raw.count('class="tabbed-set') == len(CASES)
     assert str(ROOT) not in text, "absolute paths of the build machine are shortened"
     assert "Every JAX-specific error is a" not in text

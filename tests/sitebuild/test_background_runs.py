@@ -1,5 +1,7 @@
 """sitebuild/background_runs.py: serve's queue runs one job at a time, in order, and stops."""
 
+import os
+import sys
 import threading
 import time
 
@@ -66,17 +68,31 @@ def test_a_failure_waits_for_a_new_key(queue):
     wait_until(lambda: len(calls) == 2)
 
 
-def test_a_new_key_stops_the_running_job_and_stop_kills_its_process(queue, tmp_path):
-    def sleeper():
-        with open(tmp_path / "out", "wb") as out:
-            snippet_runs.run_in_group(["sleep", "60"], cwd=tmp_path, stdout=out, stderr=out, timeout=60)
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:  # killed and reaped
+        return False
+    return True
 
-    queue.want("s", {"k": 1}, sleeper)
-    wait_until(lambda: snippet_runs._live)
-    first = next(iter(snippet_runs._live.values()))[0]
-    queue.want("s", {"k": 2}, sleeper)  # its input changed: the old run is killed, the new one queued
-    wait_until(lambda: first.poll() is not None)
-    wait_until(lambda: snippet_runs._live and next(iter(snippet_runs._live.values()))[0] is not first)
-    second = next(iter(snippet_runs._live.values()))[0]
+
+def test_a_new_key_stops_the_running_job_and_stop_kills_its_process(queue, tmp_path):
+    def sleeper(pid_file):  # a process that says which it is, then sleeps
+        def job():
+            with open(tmp_path / "out", "wb") as out:
+                code = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+                snippet_runs.run_in_group([sys.executable, "-c", code, str(pid_file)], cwd=tmp_path,
+                                          stdout=out, stderr=out, timeout=60)
+        return job
+
+    def started(pid_file):
+        wait_until(lambda: pid_file.exists() and pid_file.read_text())
+        return int(pid_file.read_text())
+
+    queue.want("s", {"k": 1}, sleeper(tmp_path / "first.pid"))
+    first = started(tmp_path / "first.pid")
+    queue.want("s", {"k": 2}, sleeper(tmp_path / "second.pid"))  # its input changed: the old run is killed, the new one queued
+    wait_until(lambda: not alive(first))
+    second = started(tmp_path / "second.pid")
     queue.stop()
-    assert second.poll() is not None and not snippet_runs._live
+    assert not alive(second)

@@ -132,16 +132,20 @@ def test_scratch_of_a_dead_run_is_removed_and_a_live_ones_kept(project):
 
 
 def test_stop_all_kills_the_running_snippet_and_leaves_no_scratch(project):
-    break_toy(project, "import time\ntime.sleep(60)\n")
+    pid_file = project / "toy.pid"  # the snippet says which process it is, once running
+    break_toy(project, f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+                       "time.sleep(60)\n")
     errors = []
     thread = threading.Thread(target=lambda: errors.append(pytest.raises(snippet_runs.RunStopped, run, project)))
     thread.start()
-    while not snippet_runs._live:
+    while not (pid_file.exists() and pid_file.read_text()):
         thread.join(0.02)
-    proc = next(iter(snippet_runs._live.values()))[0]
+    pid = int(pid_file.read_text())
     snippet_runs.stop_all()
     thread.join(10)
-    assert proc.poll() is not None and errors
+    assert not thread.is_alive() and errors
+    with pytest.raises(ProcessLookupError):  # killed, and reaped
+        os.kill(pid, 0)
     assert not list((project / "cache").iterdir())
 
 
