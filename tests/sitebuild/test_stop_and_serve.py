@@ -67,6 +67,8 @@ def tiny(tmp_path) -> Path:
         "# Tiny\n\nFirst {{ fast.text.value }}.\n\n## Slow\n\nThen {{ slow.text.value }}.\n\n"
         '{{ table("slow", "t") }}\n')
     (project / "snippets").mkdir()
+    # the build stamps its cache keys with the machine facts snippets/measurement.py reads
+    shutil.copy(ROOT / "snippets" / "measurement.py", project / "snippets")
     for name, wait in (("fast", False), ("slow", True)):
         (project / "snippets" / f"{name}.py").write_text(
             SNIPPET.format(project=str(project), name=name, wait=wait))
