@@ -123,6 +123,13 @@ def _korean_config(config, root: Path, options: dict):
     """The Korean edition: every result from the English build's cache, in Korean."""
     if not config.site_url.rstrip("/").endswith("/ko"):  # SITE_URL is the English site's
         config.site_url = config.site_url.rstrip("/") + "/ko/"
+    english, docs = root / "docs", Path(config.docs_dir)
+    untranslated = [p.relative_to(english).as_posix() for p in sorted(english.rglob("*.md"))
+                    if not (docs / p.relative_to(english)).is_file()]
+    if untranslated:
+        raise PluginError(f"the Korean edition lacks {len(untranslated)} page(s) of docs/: "
+                          f"{', '.join(untranslated)}; translate each into {docs.name}/ "
+                          "(python sitebuild/translations.py says what a translation keeps)")
     paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=options["quick"],
                  cache_root=root / ".cache" / "measured" / ("quick" if options["quick"] else "full"))
     out_root = root / ".cache" / "korean" / ("quick" if options["quick"] else "full")
@@ -182,7 +189,7 @@ def on_files(files, config):
 
 def on_page_markdown(markdown_text, page, config, files):
     if state["edition"] == "ko":
-        markdown_text = korean.notebook_links(markdown_text, page.url)
+        markdown_text = korean.english_reports(korean.notebook_links(markdown_text, page.url))
     try:
         return page_templates.render(markdown_text, page=page.file.src_uri, page_url=page.url,
                                      results=state["results"], status=state["status"],

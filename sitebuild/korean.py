@@ -91,6 +91,10 @@ def mask(text: str) -> tuple[str, list[str]]:
 
 
 def unmask(template: str, numbers: list[str]) -> str:
+    """`template` with its `{}` (in order) or `{0}`, `{1}` (by index) filled in; the two
+    styles do not mix, as in str.format."""
+    if re.search(r"(?<!\{)\{\}", template) and re.search(r"(?<!\{)\{\d+\}", template):
+        raise ValueError("{} and {0} mixed")
     counter = iter(range(len(numbers)))
 
     def put(match: re.Match) -> str:
@@ -206,7 +210,7 @@ def translate_table(markdown: str, catalog: Catalog) -> str:
 def stamp(environment: dict, quick: bool) -> str:
     """The Korean stamp: the same facts as measurement.stamp_text's English one."""
     mode = "빠른 모드(작은 크기)" if quick else "전체 크기"
-    return (f"측정: {environment['cpu']}, 코어 {environment['cores']}개 · "
+    return (f"{environment['cpu']}(코어 {environment['cores']}개)에서 측정 · "
             f"jax {environment['jax']}, jaxlib {environment['jaxlib']}, "
             f"backend {environment['backend']} · {environment['date']} · {mode}")
 
@@ -379,6 +383,20 @@ def notebook_links(markdown: str, page_url: str) -> str:
     return _NOTEBOOK_LINK.sub(
         lambda m: f'<a href="{up}../notebooks/{m.group(2)}/{m.group(3) or ""}">{m.group(1)}</a>'
                   " (영어)", markdown)
+
+
+_REPORT_INCLUDE = re.compile(r'^([ \t]*)--8<--[ \t]+"([\w./-]+\.md)"[ \t]*$', re.M)
+
+
+def english_reports(markdown: str) -> str:
+    """An included Markdown report (sitebuild/build-figures.md, which measure_build.py
+    writes in English) stays English on a Korean page: marked lang="en", introduced in
+    Korean. Its tables change with every measurement, so a catalog could not keep up."""
+    return _REPORT_INCLUDE.sub(
+        lambda m: (f'{m.group(1)}<p class="english-note">아래 보고서는 '
+                   f"<code>sitebuild/measure_build.py</code>가 영어로 씁니다.</p>\n\n"
+                   f'{m.group(1)}<div lang="en" markdown="1">\n\n{m.group(0)}\n\n'
+                   f"{m.group(1)}</div>"), markdown)
 
 
 def banner(page_url: str) -> str:

@@ -62,7 +62,7 @@ def test_text_and_links_are_readable_in_both_palettes(visits):
 
 
 def test_the_navigation_reaches_every_page(visits, site_pages):
-    reached, todo = set(), [""]
+    reached, todo = set(), ["", "ko/"]  # from each edition's home page
     while todo:
         url = todo.pop()
         if url in reached or url not in visits:
@@ -97,6 +97,7 @@ def distinctive_words(search_index: dict) -> dict[str, str]:
 
 
 def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site_pages):
+    site_pages = [url for url in site_pages if not url.startswith("ko/")]  # English
     words = distinctive_words(search_index)
     assert set(site_pages) <= set(words), f"pages missing from the search index: {set(site_pages) - set(words)}"
     page.goto("")
@@ -113,6 +114,39 @@ def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site
         except Exception:  # playwright's TimeoutError: report every miss at once
             missed.append(f"{url or '(home)'}: searching {words[url]!r} does not list it")
     assert not missed, "\n".join(missed)
+
+
+def _search(page, words: str) -> list[str]:
+    """The result links (paths) that Material's search lists for `words`."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("")
+    box.press_sequentially(words)
+    page.wait_for_selector(".md-search-result__meta", timeout=5000)
+    page.wait_for_timeout(300)  # the results settle
+    return page.eval_on_selector_all(".md-search-result__link", "els => els.map(e => new URL(e.href).pathname)")
+
+
+def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_index):
+    """Korean attaches particles to nouns: "컴파일러" must find a section that only says
+    "컴파일러가" (or 는, 를 ...): mkdocs.ko.yml's search separator and lang."""
+    only_attached = [doc["location"] for doc in korean_search_index["docs"]
+                     if re.search(r"컴파일러[가-힣]", doc["text"])
+                     and not re.search(r"컴파일러(?![가-힣])", doc["text"])]
+    assert only_attached, "no Korean section says 컴파일러 only with a particle: are the pages translated?"
+    page.goto("ko/")
+    found = _search(page, "컴파일러")
+    pages = {"/ko/" + location.split("#")[0] for location in only_attached}
+    assert pages & {path for path in found}, f"searching 컴파일러 lists {found}, none of {sorted(pages)}"
+
+
+def test_the_language_switch_goes_to_the_same_page(page):
+    for start, lang, end in (("selu/", "ko", "/ko/selu/"), ("ko/jit/", "en", "/jit/")):
+        page.goto(start)
+        page.locator("div.md-select").first.hover()
+        with page.expect_navigation():
+            page.locator(f'a.md-select__link[hreflang="{lang}"]').click()
+        assert page.url.endswith(end), (start, page.url)
 
 
 def test_the_light_dark_toggle_switches_and_persists(page):
