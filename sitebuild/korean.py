@@ -4,11 +4,12 @@ labels and the prose values of results.json, translated through a catalog.
 The English build measures; the Korean build (mkdocs.ko.yml) reuses its results.json and
 figures, so both editions show the same numbers, and translates the words around them.
 One catalog per build snippet, docs-ko/strings/<snippet>.yml, maps English to Korean.
-Numbers are masked so that one entry serves every measured value: each run of digits,
-with the `,` and `.` inside it, stands as `{}` in the key, and the Korean value puts the
-numbers back with `{}` (in the English order) or `{0}`, `{1}` (to reorder them):
+Numbers are masked so that one entry serves every measured value: each number (digits
+with the `,` and `.` inside them, and its unit when it has one: s, ms, µs, ns, ×, %)
+stands as `{}` in the key, and the Korean value puts the numbers back with `{}` (in the
+English order) or `{0}`, `{1}` (to reorder them; the two styles do not mix):
 
-    "{} ms on {} cores": "코어 {1}개에서 {0} ms"
+    "{} on {} cores": "코어 {1}개에서 {0}"      ("1.5 ms on 2 cores" -> "코어 2개에서 1.5 ms")
 
 An exact entry (the string as the build wrote it) wins over the masked one. A value of
 `null` keeps the English string as it is (a name, an error message). Strings that are
@@ -54,7 +55,8 @@ ALLOWED = {
     "id", "ids", "l2", "relu", "mlp", "adam", "jvp", "vjp", "grad", "vmap", "pytree",
     "l1", "ok", "c", "c++", "rust", "go", "java", "julia", "simd", "avx", "sse",
 }
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A number with the `,` and `.` inside it, an exponent, and its unit when it has one.
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:e[-+]?\d+)?(?: ?(?:ms|µs|ns|s)(?![A-Za-z])|×|%)?")
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 _CODE = re.compile(r"`[^`]*`|\$[^$]*\$|<[^>]+>|\]\([^)]*\)|https?://\S+")
 _VERBATIM = re.compile(r"^\s*(>>>|\w+(\.\w+)*(Error|Warning|Exception)\b)")
@@ -357,18 +359,19 @@ def other_page(page_url: str, edition: str, korean_pages: set[str] | None) -> st
     return f"{up}ko/{target}"
 
 
-# Material's selector (partials/alternate.html) and <link rel="alternate"> (base.html).
-_LANGUAGE_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="(en|ko)" class="md-select__link")'
-                            r'|(<link rel="alternate" href=")[^"]*(" hreflang="(en|ko)")')
+# Material's selector (partials/alternate.html). Its <link rel="alternate"> keep naming each
+# edition's root: Material's script reads the sitemap there, and on a click on the selector
+# goes to the same page too; the links themselves do so without the script.
+_LANGUAGE_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="(en|ko)" class="md-select__link")')
 
 
 def language_links(html: str, page_url: str, edition: str,
                    korean_pages: set[str] | None = None) -> str:
-    """Point Material's language selector and <link rel=alternate> at the same page."""
+    """Point Material's language selector at the same page in the other edition."""
     other = other_page(page_url, edition, korean_pages)
 
     def href(match: re.Match) -> str:
-        start, end, lang = match.group(1, 2, 3) if match.group(1) else match.group(4, 5, 6)
+        start, end, lang = match.group(1, 2, 3)
         return start + ("./" if lang == edition else other) + end
     return _LANGUAGE_LINK.sub(href, html)
 

@@ -20,10 +20,11 @@ def catalog(tmp_path, text: str, common: str = "") -> korean.Catalog:
 
 
 def test_one_masked_entry_serves_every_measured_value_and_may_reorder(tmp_path):
-    c = catalog(tmp_path, '"{} ms on {} cores": "코어 {1}개에서 {0} ms"\n'
+    c = catalog(tmp_path, '"{} on {} cores": "코어 {1}개에서 {0}"\n'
                           '"after {} calls": "호출 {}번 뒤"\n')
-    assert c("1.5 ms on 2 cores") == "코어 2개에서 1.5 ms"
-    assert c("12,345.6 ms on 16 cores") == "코어 16개에서 12,345.6 ms"
+    assert c("1.5 ms on 2 cores") == "코어 2개에서 1.5 ms"  # a number with its unit
+    assert c("12,345.6 µs on 16 cores") == "코어 16개에서 12,345.6 µs"
+    assert c("3× on 2 cores") == "코어 2개에서 3×"
     assert c("after 3 calls") == "호출 3번 뒤"
     assert c.missing == []
 
@@ -48,7 +49,7 @@ def test_names_code_ranges_and_logs_need_no_entry(tmp_path):
 def test_a_string_without_an_entry_is_recorded_masked(tmp_path):
     c = catalog(tmp_path, '"first call": ""\n')  # an empty value is still missing
     assert c("first call") == "first call" and c("took 3 s in all") == "took 3 s in all"
-    assert c.missing == ["first call", "took {} s in all"]
+    assert c.missing == ["first call", "took {} in all"]
 
 
 def test_a_table_translates_its_cells_and_keeps_numbers_code_and_layout(tmp_path):
@@ -82,7 +83,7 @@ def test_language_links_go_to_the_same_page_in_the_other_edition():
             '<a href="ko/" hreflang="ko" class="md-select__link">한국어</a>'
             '<a href="./" hreflang="en" class="md-select__link">English</a>')
     assert korean.language_links(html, "jit/", "en", {"jit/"}) == (
-        '<link rel="alternate" href="../ko/jit/" hreflang="ko">'
+        '<link rel="alternate" href="ko/" hreflang="ko">'
         '<a href="../ko/jit/" hreflang="ko" class="md-select__link">한국어</a>'
         '<a href="./" hreflang="en" class="md-select__link">English</a>')
 
