@@ -7,6 +7,10 @@ made. `mkdocs serve` answers at once and measures what is missing in the backgro
 at a time; each result rebuilds its pages. Ctrl-C or SIGTERM kills the running snippet
 or notebook with its whole process group. Options (docs/how-this-site-is-built.md):
 JIT_DOCS_QUICK=1 (small sizes), JIT_DOCS_REMEASURE=1, JIT_DOCS_TIMEOUT=S (default 600).
+
+The Korean edition (mkdocs.ko.yml, `extra.edition: ko`; korean.py): `mkdocs build` builds
+it into SITE/ko after the English site, then checks both together. It only reuses the
+English build's results, never measures, and fails when they are missing.
 """
 
 from __future__ import annotations

@@ -359,10 +359,13 @@ def other_page(page_url: str, edition: str, korean_pages: set[str] | None) -> st
     return f"{up}ko/{target}"
 
 
-# Material's selector (partials/alternate.html). Its <link rel="alternate"> keep naming each
-# edition's root: Material's script reads the sitemap there, and on a click on the selector
-# goes to the same page too; the links themselves do so without the script.
+# Material's selector (partials/alternate.html), and its <link rel="alternate"> (base.html),
+# which name each edition's root. Material's script reads the sitemap at that root, and on a
+# click goes to the same page only when the sitemap's address (site_url) is the one the site
+# is served from, else to the root. The selector's own links go to the same page anywhere,
+# so the <link> elements are left out, and with them the script's detour.
 _LANGUAGE_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="(en|ko)" class="md-select__link")')
+_ROOT_LINK = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="(?:en|ko)">\n?')
 
 
 def language_links(html: str, page_url: str, edition: str,
@@ -373,7 +376,7 @@ def language_links(html: str, page_url: str, edition: str,
     def href(match: re.Match) -> str:
         start, end, lang = match.group(1, 2, 3)
         return start + ("./" if lang == edition else other) + end
-    return _LANGUAGE_LINK.sub(href, html)
+    return _LANGUAGE_LINK.sub(href, _ROOT_LINK.sub("", html))
 
 
 _NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*notebooks/(\w+)\.ipynb(#[\w-]+)?\)")

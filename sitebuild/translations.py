@@ -18,6 +18,14 @@ the same code and the same numbers:
 Command line (for translators): `python sitebuild/translations.py [docs-ko/X.md ...]`
 prints every difference (all pages when none is named) and the digest to record.
 
+What the build does for a Korean page, so a translator need not: it marks links to a
+notebook edition (`notebooks/x.ipynb`) "(영어)" and sends them to the English notebook
+page; it keeps an included report (`--8<-- "build-figures.md"`) in English, marked
+lang="en" under a Korean note; it adds the banner that links the English page; and the
+numbers' words (`{{ x.text.y }}` values, tables, captions) come out in Korean from
+docs-ko/strings/ (`python sitebuild/korean.py --append-missing` lists what is missing).
+Quoted error messages and code stay verbatim.
+
 The built Korean page is checked too (tests/sitebuild/test_translations.py): the same
 heading ids as the English page, and no `untranslated` text: a paragraph, heading, list
 item, table cell, caption or alt text with four or more English words in a row and no

@@ -2,7 +2,11 @@
 numbers, tables, stamps, figures, language links; and the numbers stay the English ones."""
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -82,8 +86,7 @@ def test_language_links_go_to_the_same_page_in_the_other_edition():
     html = ('<link rel="alternate" href="ko/" hreflang="ko">'
             '<a href="ko/" hreflang="ko" class="md-select__link">한국어</a>'
             '<a href="./" hreflang="en" class="md-select__link">English</a>')
-    assert korean.language_links(html, "jit/", "en", {"jit/"}) == (
-        '<link rel="alternate" href="ko/" hreflang="ko">'
+    assert korean.language_links(html, "jit/", "en", {"jit/"}) == (  # no root <link>
         '<a href="../ko/jit/" hreflang="ko" class="md-select__link">한국어</a>'
         '<a href="./" hreflang="en" class="md-select__link">English</a>')
 
@@ -149,3 +152,28 @@ def test_a_missing_glyph_fails_instead_of_drawing_boxes(tmp_path):
     korean._figure_style()
     with pytest.raises(korean.Missing, match="missing"):
         korean.translate_figure(path, c, "스탬프", tmp_path / "f.svg")
+
+
+def test_the_korean_edition_never_measures_and_says_to_build_the_english_one(project_copy):
+    shutil.rmtree(project_copy / ".cache" / "measured")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.ko.yml"],
+        cwd=project_copy, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "JIT_DOCS_QUICK": "1", "JIT_DOCS_REMEASURE": "1",
+             "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode != 0
+    assert "run `mkdocs build` (the English edition) first" in done.stderr, done.stderr[-2000:]
+    assert "selu_benchmark (quick mode)" in done.stderr
+    assert not (project_copy / ".cache" / "measured").exists(), "it measured something"
+
+
+def test_a_string_without_korean_fails_naming_the_snippet_and_the_string(built_site, tmp_path):
+    folder, results = _cached("selu_benchmark")
+    strings = tmp_path / "strings"
+    strings.mkdir()  # no catalog at all
+    ko, out, missing = korean.korean_run("selu_benchmark", folder, results, strings,
+                                         tmp_path / "out")
+    assert "Median time per call; the shaded band is the interquartile range." in missing
+    message = korean.missing_message({"selu_benchmark": missing}, strings)
+    assert "strings/selu_benchmark.yml lacks" in message and "--append-missing" in message
+    assert not (out / "key.txt").exists(), "a run with missing strings is not cached"

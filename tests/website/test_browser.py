@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 import check_site
+import pytest
 
 
 def report(problems: dict[str, list]) -> str:
@@ -116,17 +117,6 @@ def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site
     assert not missed, "\n".join(missed)
 
 
-def _search(page, words: str) -> list[str]:
-    """The result links (paths) that Material's search lists for `words`."""
-    box = page.locator("input.md-search__input")
-    box.click()
-    box.fill("")
-    box.press_sequentially(words)
-    page.wait_for_selector(".md-search-result__meta", timeout=5000)
-    page.wait_for_timeout(300)  # the results settle
-    return page.eval_on_selector_all(".md-search-result__link", "els => els.map(e => new URL(e.href).pathname)")
-
-
 def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_index):
     """Korean attaches particles to nouns: "컴파일러" must find a section that only says
     "컴파일러가" (or 는, 를 ...): mkdocs.ko.yml's search separator and lang."""
@@ -134,10 +124,18 @@ def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_
                      if re.search(r"컴파일러[가-힣]", doc["text"])
                      and not re.search(r"컴파일러(?![가-힣])", doc["text"])]
     assert only_attached, "no Korean section says 컴파일러 only with a particle: are the pages translated?"
+    pages = sorted({"/ko/" + location.split("#")[0] for location in only_attached})
     page.goto("ko/")
-    found = _search(page, "컴파일러")
-    pages = {"/ko/" + location.split("#")[0] for location in only_attached}
-    assert pages & {path for path in found}, f"searching 컴파일러 lists {found}, none of {sorted(pages)}"
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially("컴파일러")
+    try:
+        page.wait_for_function(
+            """paths => [...document.querySelectorAll('.md-search-result__link')]
+                      .some(a => paths.includes(new URL(a.href).pathname))""", arg=pages, timeout=8000)
+    except Exception:  # playwright's TimeoutError
+        found = page.eval_on_selector_all(".md-search-result__link", "els => els.map(e => e.href)")
+        pytest.fail(f"searching 컴파일러 lists {found}, none of {pages}")
 
 
 def test_the_language_switch_goes_to_the_same_page(page):
