@@ -125,8 +125,8 @@ def _page_url(src: Path) -> str:
 
 def _korean_config(config, root: Path, options: dict):
     """The Korean edition: every result from the English build's cache, in Korean."""
-    if not config.site_url.rstrip("/").endswith("/ko"):  # SITE_URL is the English site's
-        config.site_url = config.site_url.rstrip("/") + "/ko/"
+    if os.environ.get("SITE_URL") and not os.environ.get("SITE_URL_KO"):  # the English address
+        config.site_url = os.environ["SITE_URL"].rstrip("/") + "/ko/"
     english, docs = root / "docs", Path(config.docs_dir)
     untranslated = [p.relative_to(english).as_posix() for p in sorted(english.rglob("*.md"))
                     if not (docs / p.relative_to(english)).is_file()]
@@ -227,7 +227,8 @@ def _build_korean_edition(config) -> None:
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ko_config),
                "--site-dir", str(Path(config.site_dir) / "ko")]
     log.info("building the Korean edition: %s", " ".join(command[1:]))
-    done = subprocess.run(command, cwd=root, env={**os.environ, FROM_ENGLISH: "1"})
+    done = subprocess.run(command, cwd=root, env={
+        **os.environ, FROM_ENGLISH: "1", "SITE_URL_KO": config.site_url.rstrip("/") + "/ko/"})
     if done.returncode != 0:
         raise PluginError(f"the Korean edition ({ko_config.name}) failed: its messages are above")
 

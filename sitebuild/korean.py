@@ -59,7 +59,9 @@ ALLOWED = {
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:e[-+]?\d+)?(?: ?(?:ms|µs|ns|s)(?![A-Za-z])|×|%)?")
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 _CODE = re.compile(r"`[^`]*`|\$[^$]*\$|<[^>]+>|\]\([^)]*\)|https?://\S+")
-_VERBATIM = re.compile(r"^\s*(>>>|\w+(\.\w+)*(Error|Warning|Exception)\b)")
+# Code or a log: a `>>>` prompt, an exception's message (TypeError: ..., or a qualified
+# name such as torch._dynamo.exc.Unsupported: ...).
+_VERBATIM = re.compile(r"^\s*(>>>|\w+(\.\w+)*(Error|Warning|Exception)\b|\w+(\.\w+)+: )")
 
 
 class Missing(Exception):
