@@ -177,3 +177,23 @@ def test_a_string_without_korean_fails_naming_the_snippet_and_the_string(built_s
     message = korean.missing_message({"selu_benchmark": missing}, strings)
     assert "strings/selu_benchmark.yml lacks" in message and "--append-missing" in message
     assert not (out / "key.txt").exists(), "a run with missing strings is not cached"
+
+
+def test_every_catalog_entry_puts_back_exactly_the_numbers_of_its_key():
+    problems = []
+    for path in sorted(STRINGS.glob("*.yml")):
+        for key, value in korean._load(path).items():
+            if not value:
+                continue
+            count = len(re.findall(r"(?<!\{)\{\}(?!\})", key))
+            numbers = [str(i) for i in range(count)]
+            try:
+                filled = korean.unmask(value, numbers)
+            except (ValueError, IndexError, StopIteration) as error:
+                problems.append(f"{path.name}: {key!r}: {error}")
+                continue
+            if sorted(re.findall(r"\d+", filled)) != sorted(numbers) and \
+                    sorted(re.findall(r"\d+", korean.unmask(key, numbers))) != \
+                    sorted(re.findall(r"\d+", filled)):
+                problems.append(f"{path.name}: {key!r} -> {value!r} drops or repeats a number")
+    assert not problems, "\n".join(problems)
