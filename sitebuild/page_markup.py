@@ -37,8 +37,8 @@ _CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="(?:checkbox|radio)"[
 # (a block with a title has <span class="filename">title</span> before its <pre>)
 _CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?:-ipynb)?(?![\w-])[^"]*">\s*'
                          r'(?:<span class="filename">[^<]*</span>\s*)?<pre\b.*?</pre>)', re.S)
-# An output block (```text title="Output"): what a run printed, not code to copy.
-_OUTPUT_BLOCK = re.compile(r'<div class="language-text highlight">(\s*<span class="filename">Output)')
+# An output block (```text title="Output", or "출력" on a Korean page): what a run printed.
+_OUTPUT_BLOCK = re.compile(r'<div class="language-text highlight">(\s*<span class="filename">(?:Output|출력))')
 # Tokens drawn in the code's own colour: names, whitespace, punctuation, operators, and
 # integer and float literals (keywords, strings, comments and definitions keep theirs).
 _PLAIN_TOKEN = re.compile(r'<span class="(?:n|w|p|o|mi|mf)">([^<]*)</span>')

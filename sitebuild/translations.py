@@ -24,7 +24,8 @@ page; it keeps an included report (`--8<-- "build-figures.md"`) in English, mark
 lang="en" under a Korean note; it adds the banner that links the English page; and the
 numbers' words (`{{ x.text.y }}` values, tables, captions) come out in Korean from
 docs-ko/strings/ (`python sitebuild/korean.py --append-missing` lists what is missing).
-Quoted error messages and code stay verbatim.
+Quoted error messages and code stay verbatim; an output block may be titled "출력"
+(title="Output" works too).
 
 The built Korean page is checked too (tests/sitebuild/test_translations.py): the same
 heading ids as the English page, and no `untranslated` text: a paragraph, heading, list
