@@ -30,7 +30,7 @@ PENDING = "⏳ being measured"
 ENGLISH = {"main": "Numbers on this page", "other": "Other numbers on this page",
            "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)'}
 KOREAN = {"main": "이 페이지의 숫자", "other": "이 페이지의 다른 숫자",
-          "made": '<code>snippets/{name}.py</code>가 측정 (<a href="{numbers}">측정값</a>)'}
+          "made": '측정 코드 <code>snippets/{name}.py</code> (<a href="{numbers}">측정값</a>)'}
 
 
 class PageError(Exception):
