@@ -197,3 +197,16 @@ def test_every_catalog_entry_puts_back_exactly_the_numbers_of_its_key():
                     sorted(re.findall(r"\d+", filled)):
                 problems.append(f"{path.name}: {key!r} -> {value!r} drops or repeats a number")
     assert not problems, "\n".join(problems)
+
+
+def test_glossary_terms_are_marked_with_a_korean_particle_attached():
+    import markdown
+
+    import glossary
+
+    md = markdown.Markdown(extensions=["abbr", glossary.ParticleAbbr()], extension_configs={
+        "abbr": {"glossary": {"XLA": "the compiler", "컴파일러": "a translator"}}})
+    html = md.convert("XLA가 만든 코드를 컴파일러는 XLAB로 보지 않습니다.")
+    assert '<abbr title="the compiler">XLA</abbr>가' in html
+    assert '<abbr title="a translator">컴파일러</abbr>는' in html
+    assert "XLAB" in html and html.count("<abbr") == 2
