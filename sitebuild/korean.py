@@ -317,7 +317,8 @@ def korean_run(name: str, folder: Path, results: dict, strings_dir: Path,
     out = out_root / name
     pickles = sorted(folder.glob(f"*{FIGURE_PICKLE}"))
     key = _digest([folder / "results.json", catalog.path, Path(__file__), *pickles], name)
-    if (out / "key.txt").is_file() and (out / "key.txt").read_text() == key:
+    stored = out / "key.json"  # the name snippet_runs.SnippetRun.files keeps off the site
+    if stored.is_file() and stored.read_text() == json.dumps(key):
         return korean, out, catalog.missing
     if out.exists():
         shutil.rmtree(out)
@@ -335,7 +336,7 @@ def korean_run(name: str, folder: Path, results: dict, strings_dir: Path,
         translate_figure(pickled, catalog, korean["stamp"], out / figure["file"])
     if catalog.missing:  # not cached: the next build must say so again
         return korean, out, catalog.missing
-    (out / "key.txt").write_text(key)
+    stored.write_text(json.dumps(key))
     return korean, out, []
 
 

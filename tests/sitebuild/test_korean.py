@@ -176,7 +176,7 @@ def test_a_string_without_korean_fails_naming_the_snippet_and_the_string(built_s
     assert "Median time per call; the shaded band is the interquartile range." in missing
     message = korean.missing_message({"selu_benchmark": missing}, strings)
     assert "strings/selu_benchmark.yml lacks" in message and "--append-missing" in message
-    assert not (out / "key.txt").exists(), "a run with missing strings is not cached"
+    assert not (out / "key.json").exists(), "a run with missing strings is not cached"
 
 
 def test_every_catalog_entry_puts_back_exactly_the_numbers_of_its_key():
