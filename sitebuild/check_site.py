@@ -173,7 +173,7 @@ def local_target(page: Page, value: str, site_url: str | None) -> tuple[str | No
         if not value.startswith(prefix):
             return value, fragment, f"absolute path outside the site's address {prefix}"
         path = value[len(prefix):]
-        if page.file != "404.html":
+        if posixpath.basename(page.file) != "404.html":  # ko/404.html too
             problem = "absolute path: breaks when the site is served elsewhere; use a relative link"
     elif value:
         path = posixpath.join(posixpath.dirname(page.file), value)

@@ -141,25 +141,42 @@ def on_files(files, config):
     return files
 
 
-def _box(chapter: Chapter, page_url: str, source_url: str | None) -> str:
+_WORDS = {  # the box's words, per edition (mkdocs.ko.yml: extra.edition: ko)
+    "en": {"all": "all {n} files in a folder <code>{stem}/</code>, with the "
+                  "<code>requirements.txt</code> they need",
+           "source": "source", "title": "Download the code",
+           "text": "Every file this chapter's code needs, exactly as the build ran it. In an "
+                   "empty folder, <code>pip install -r requirements.txt</code> and the commands "
+                   "below work as they do in a clone of this site's repository, without its "
+                   "<code>snippets/</code> prefix."},
+    "ko": {"all": "파일 {n}개 전부를 폴더 <code>{stem}/</code>에, 필요한 "
+                  "<code>requirements.txt</code>와 함께",
+           "source": "소스", "title": "코드 내려받기",
+           "text": "이 장의 코드에 필요한 파일 전부이며, 빌드가 실행한 그대로입니다. 빈 폴더에서 "
+                   "<code>pip install -r requirements.txt</code>를 하면 아래 명령이 이 사이트 "
+                   "저장소를 clone한 곳에서처럼 동작합니다(<code>snippets/</code> 접두어만 "
+                   "빼고)."},
+}
+
+
+def _box(chapter: Chapter, page_url: str, source_url: str | None, edition: str = "en") -> str:
+    words = _WORDS.get(edition, _WORDS["en"])
     page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
 
     def link(name: str) -> str:
         return escape(posixpath.relpath(f"{FOLDER}/{name}", page_dir or "."))
 
+    everything = words["all"].format(n=len(chapter.files), stem=chapter.stem)
     items = [f'<li><a href="{link(chapter.zip_name)}" download><code>{chapter.zip_name}</code></a>: '
-             f'all {len(chapter.files)} files in a folder <code>{chapter.stem}/</code>, '
-             f'with the <code>requirements.txt</code> they need</li>']
+             f'{everything}</li>']
     for path in chapter.files:
         item = f'<li><a href="{link(path.name)}" download><code>{path.name}</code></a>'
         if source_url:
-            item += f' (<a href="{escape(source_url + path.name)}">source</a>)'
+            item += f' (<a href="{escape(source_url + path.name)}">{words["source"]}</a>)'
         items.append(item + "</li>")
     return ('<div class="admonition abstract downloads">\n'
-            '<p class="admonition-title">Download the code</p>\n'
-            "<p>Every file this chapter's code needs, exactly as the build ran it. In an empty folder, "
-            "<code>pip install -r requirements.txt</code> and the commands below work as they do "
-            "in a clone of this site's repository, without its <code>snippets/</code> prefix.</p>\n"
+            f'<p class="admonition-title">{words["title"]}</p>\n'
+            f'<p>{words["text"]}</p>\n'
             f'<ul>\n{"".join(items)}\n</ul>\n</div>\n')
 
 
@@ -172,7 +189,7 @@ def on_page_content(html, page, config, files):
         # edit_uri names the docs folder ("edit/main/docs/"); the snippets sit beside it.
         base = config.edit_uri.replace("edit/", "blob/", 1).rstrip("/")
         source = f"{config.repo_url.rstrip('/')}/{posixpath.dirname(base)}/snippets/"
-    box = _box(chapter, page.url, source)
+    box = _box(chapter, page.url, source, config.extra.get("edition", "en"))
     if MARKER in html:
         return html.replace(MARKER, box, 1)
     heading = _RUN_IT.search(html)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from markdown.extensions import Extension
+from markdown.extensions.abbr import AbbrTreeprocessor
 from mkdocs.exceptions import PluginError
 
 PAGE = "glossary.md"
@@ -62,4 +64,27 @@ def on_config(config):
     if not found:
         raise PluginError(f"{page}: no terms found (a term line, then ':   definition')")
     config.mdx_configs.setdefault("abbr", {})["glossary"] = found
+    if config.extra.get("edition") == "ko":
+        config.markdown_extensions.append(ParticleAbbr())
     return config
+
+
+class _ParticleAbbrTreeprocessor(AbbrTreeprocessor):
+    """abbr's matching, with a term's edges checked against Latin letters and digits only:
+    Korean attaches particles ("XLA가", "컴파일러는"), and Python's \\b sees Hangul as a
+    letter, so abbr alone would never mark a term that a particle follows."""
+
+    def run(self, root):
+        if not self.abbrs:
+            return
+        keys = "|".join(re.escape(k) for k in sorted(self.abbrs, key=len, reverse=True))
+        self.RE = re.compile(f"(?<![A-Za-z0-9_])(?:{keys})(?![A-Za-z0-9_])")
+        self.iter_element(root)
+
+
+class ParticleAbbr(Extension):
+    """For the Korean edition (mkdocs.ko.yml): abbr's tooltips on terms with particles."""
+
+    def extendMarkdown(self, md):
+        abbr = md.treeprocessors["abbr"]
+        md.treeprocessors.register(_ParticleAbbrTreeprocessor(md, abbr.abbrs), "abbr", 7)

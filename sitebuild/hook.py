@@ -7,6 +7,10 @@ made. `mkdocs serve` answers at once and measures what is missing in the backgro
 at a time; each result rebuilds its pages. Ctrl-C or SIGTERM kills the running snippet
 or notebook with its whole process group. Options (docs/how-this-site-is-built.md):
 JIT_DOCS_QUICK=1 (small sizes), JIT_DOCS_REMEASURE=1, JIT_DOCS_TIMEOUT=S (default 600).
+
+The Korean edition (mkdocs.ko.yml, `extra.edition: ko`; korean.py): `mkdocs build` builds
+it into SITE/ko after the English site, then checks both together. It only reuses the
+English build's results, never measures, and fails when they are missing.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,12 +29,19 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import background_runs  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
 import check_site  # noqa: E402
+import korean  # noqa: E402
 import notebooks  # noqa: E402
 import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.measure")
-state = {"command": None, "queue": None, "results": {}, "folders": {}, "notebooks": {}, "status": {}}
+state = {"command": None, "queue": None, "results": {}, "folders": {}, "notebooks": {}, "status": {},
+         "edition": "en", "korean_pages": None}
+# The Korean edition (mkdocs.ko.yml, extra.edition: ko) never measures: it reuses the English
+# build's cached results (the same cache key), so both editions show the same numbers.
+REUSE_ONLY = ("run `mkdocs build` (the English edition) first: it measures; the Korean edition "
+              "only reuses its results, and has none for: {}")
+FROM_ENGLISH = "JIT_DOCS_FROM_ENGLISH_BUILD"  # set when the English build runs the Korean one
 
 
 def _options() -> dict:  # JIT_DOCS_QUICK, JIT_DOCS_REMEASURE, JIT_DOCS_TIMEOUT
@@ -52,6 +64,8 @@ def on_shutdown():
 
 
 def on_serve(server, config, builder):
+    if state["queue"] is None:  # the Korean edition measures nothing
+        return server
     server.watch(str(state["queue"].progress_dir))  # each finished run rebuilds the pages
     return server
 
@@ -63,6 +77,12 @@ def on_build_error(error):
 
 def on_config(config):
     root, options = Path(config.config_file_path).resolve().parent, _options()
+    state["edition"] = edition = config.extra.get("edition", "en")
+    if edition == "ko":
+        return _korean_config(config, root, options)
+    if config.extra.get("korean_edition"):  # the language switch: which pages have a Korean one
+        ko_docs = root / "docs-ko"
+        state["korean_pages"] = {_page_url(p.relative_to(ko_docs)) for p in ko_docs.rglob("*.md")}
     cache, timeout = root / ".cache", options["timeout"]
     names = config.extra.get("build_snippets", [])
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -97,6 +117,46 @@ def on_config(config):
     return config
 
 
+def _page_url(src: Path) -> str:
+    """The URL of docs' page `src` (directory URLs): index.md -> "", selu.md -> "selu/"."""
+    stem = src.with_suffix("").as_posix()
+    return "" if stem == "index" else stem.removesuffix("/index") + "/"
+
+
+def _korean_config(config, root: Path, options: dict):
+    """The Korean edition: every result from the English build's cache, in Korean."""
+    if os.environ.get("SITE_URL") and not os.environ.get("SITE_URL_KO"):  # the English address
+        config.site_url = os.environ["SITE_URL"].rstrip("/") + "/ko/"
+    english, docs = root / "docs", Path(config.docs_dir)
+    untranslated = [p.relative_to(english).as_posix() for p in sorted(english.rglob("*.md"))
+                    if not (docs / p.relative_to(english)).is_file()]
+    if untranslated:
+        raise PluginError(f"the Korean edition lacks {len(untranslated)} page(s) of docs/: "
+                          f"{', '.join(untranslated)}; translate each into {docs.name}/ "
+                          "(python sitebuild/translations.py says what a translation keeps)")
+    paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=options["quick"],
+                 cache_root=root / ".cache" / "measured" / ("quick" if options["quick"] else "full"))
+    out_root = root / ".cache" / "korean" / ("quick" if options["quick"] else "full")
+    strings = Path(config.docs_dir) / korean.STRINGS
+    state.update(results={}, folders={}, status={}, notebooks={}, remeasure=False)
+    lacking, missing = [], {}
+    try:
+        for name in config.extra.get("build_snippets", []):
+            run = snippet_runs.lookup(name, **paths)[1]
+            if run is None:
+                lacking.append(f"{name} ({'quick' if options['quick'] else 'full-size'} mode)")
+                continue
+            results, folder, missing[name] = korean.korean_run(name, run.folder, run.results, strings, out_root)
+            state["results"][name], state["folders"][name] = results, folder
+    except (snippet_runs.SnippetRunError, korean.Missing) as error:
+        raise PluginError(str(error)) from None
+    if lacking:
+        raise PluginError(REUSE_ONLY.format(", ".join(lacking)))
+    if any(missing.values()):
+        raise PluginError(korean.missing_message(missing, strings))
+    return config
+
+
 def _served_notebook(template: Path, serving, nb_args: dict) -> Path:
     (key, path), label = notebooks.lookup(template, nb_args["root"], nb_args["cache_root"]), f"notebook {template.stem}"
     if path is None:
@@ -110,6 +170,12 @@ def _served_notebook(template: Path, serving, nb_args: dict) -> Path:
 
 @event_priority(100)  # before mkdocs-jupyter wraps notebook files
 def on_files(files, config):
+    if state["edition"] == "ko":  # the English docs' assets (stylesheets), not copied twice
+        english = Path(config.config_file_path).resolve().parent / "docs"
+        for path in sorted(p for p in english.rglob("*") if p.is_file() and p.suffix != ".md"):
+            uri = path.relative_to(english).as_posix()
+            if files.get_file_from_path(uri) is None:
+                files.append(File.generated(config, uri, abs_src_path=str(path)))
     for name, folder in state["folders"].items():
         if state["results"][name] is None:  # serve, still measuring: a placeholder for links
             files.append(File.generated(config, f"{page_templates.MEASURED}/{name}/results.json",
@@ -126,18 +192,45 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown_text, page, config, files):
+    if state["edition"] == "ko":
+        markdown_text = korean.english_reports(korean.notebook_links(markdown_text, page.url))
     try:
         return page_templates.render(markdown_text, page=page.file.src_uri, page_url=page.url,
-                                     results=state["results"], status=state["status"])
+                                     results=state["results"], status=state["status"],
+                                     labels=page_templates.KOREAN if state["edition"] == "ko" else None)
     except page_templates.PageError as error:
         raise PluginError(str(error)) from None
 
 
+def on_page_content(html, page, config, files):
+    """Each Korean page says, under its title, that it translates the English page."""
+    if state["edition"] != "ko":
+        return html
+    end = html.find("</h1>")
+    at = end + len("</h1>") if end >= 0 else 0
+    return html[:at] + korean.banner(page.url) + html[at:]
+
+
 @event_priority(-100)  # after mkdocs-jupyter has put its page together
 def on_post_page(output, page, config):
+    if config.extra.get("alternate"):  # the language switch goes to the same page
+        output = korean.language_links(output, page.url, state["edition"], state["korean_pages"])
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     return notebooks.share_stylesheet(output, page.url, Path(config.site_dir))
+
+
+def _build_korean_edition(config) -> None:
+    """After the English build: the Korean edition into SITE/ko (English cleans SITE first)."""
+    root = Path(config.config_file_path).resolve().parent
+    ko_config = root / config.extra["korean_edition"]
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ko_config),
+               "--site-dir", str(Path(config.site_dir) / "ko")]
+    log.info("building the Korean edition: %s", " ".join(command[1:]))
+    done = subprocess.run(command, cwd=root, env={
+        **os.environ, FROM_ENGLISH: "1", "SITE_URL_KO": config.site_url.rstrip("/") + "/ko/"})
+    if done.returncode != 0:
+        raise PluginError(f"the Korean edition ({ko_config.name}) failed: its messages are above")
 
 
 def on_post_build(config):
@@ -145,6 +238,14 @@ def on_post_build(config):
     if state["queue"]:  # reading every page back costs most of a reload
         state["queue"].site_built()
         return
-    problems = check_site.all_problems(Path(config.site_dir))
+    site = Path(config.site_dir)
+    if state["edition"] == "ko":
+        if os.environ.get(FROM_ENGLISH) or state["command"] != "build":
+            return  # the English build checks both editions together
+        if (site.parent / "index.html").is_file() and site.name == "ko":
+            site = site.parent  # beside the English site: check both, language links too
+    elif config.extra.get("korean_edition") and state["command"] == "build":
+        _build_korean_edition(config)
+    problems = check_site.all_problems(site)
     if problems:
         raise PluginError("the built site has problems (sitebuild/check_site.py):\n  " + "\n  ".join(problems))

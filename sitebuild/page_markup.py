@@ -14,7 +14,7 @@ sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page 
 - Material wraps every navigation title in <span class="md-ellipsis"> (to cut an
   overlong title with an ellipsis); this site's titles fit, so the text stays and the
   span goes: each page's navigation and table of contents held about fifty.
-- Output blocks (a code block titled "Output", or "출력" in Korean: what a run printed) get Material's no-copy
+- Output blocks (a code block titled "Output": what a run printed) get Material's no-copy
   class: no copy button, which also tells them apart from code to run.
 - Glossary terms (sitebuild/glossary.py) are marked with <abbr> at every occurrence; a
   tooltip at a term's first use on a page is what a reader needs, so later occurrences of
@@ -37,7 +37,7 @@ _CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="(?:checkbox|radio)"[
 # (a block with a title has <span class="filename">title</span> before its <pre>)
 _CODE_BLOCK = re.compile(r'(<div class="[^"]*(?<![\w-])highlight(?:-ipynb)?(?![\w-])[^"]*">\s*'
                          r'(?:<span class="filename">[^<]*</span>\s*)?<pre\b.*?</pre>)', re.S)
-# An output block (```text title="Output"): what a run printed, not code to copy.
+# An output block (```text title="Output", or "출력" on a Korean page): what a run printed.
 _OUTPUT_BLOCK = re.compile(r'<div class="language-text highlight">(\s*<span class="filename">(?:Output|출력))')
 # Tokens drawn in the code's own colour: names, whitespace, punctuation, operators, and
 # integer and float literals (keywords, strings, comments and definitions keep theirs).

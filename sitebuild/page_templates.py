@@ -26,6 +26,11 @@ import jinja2
 
 MEASURED = "measured"  # URL folder of the build snippets' outputs
 PENDING = "⏳ being measured"
+# The words the build puts around stamps, per edition (render's `labels`).
+ENGLISH = {"main": "Numbers on this page", "other": "Other numbers on this page",
+           "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)'}
+KOREAN = {"main": "이 페이지의 숫자", "other": "이 페이지의 다른 숫자",
+          "made": '측정 코드 <code>snippets/{name}.py</code> (<a href="{numbers}">측정값</a>)'}
 
 
 class PageError(Exception):
@@ -121,10 +126,11 @@ def _insert_after_title(text: str, block: str) -> str:
 
 
 def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, dict | None],
-           status: dict[str, str] | None = None) -> str:
+           status: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> str:
     """The page's Markdown with every {{ ... }} filled in from `results` (snippet name ->
-    results.json, or None while it is measured; `status` then says where it stands)."""
-    status = status or {}
+    results.json, or None while it is measured; `status` then says where it stands).
+    `labels`: the words around stamps (ENGLISH, the default, or KOREAN)."""
+    status, labels = status or {}, labels or ENGLISH
     # Raw HTML (a figcaption's Markdown is not rendered) links relative to the page's URL.
     page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
     counts = {name: len(re.findall(rf"\b{name}\b", markdown_text)) for name in results}
@@ -148,7 +154,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
 
     def source(name: str, own_stamp: bool) -> str:
         numbers = posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")
-        made = f'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)'
+        made = labels["made"].format(name=name, numbers=numbers)
         return f"{stamp(name)} · {made}" if own_stamp else made
 
     def table(name: str, table_name: str) -> str:
@@ -188,7 +194,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PageError(f"{page}{line}: {error}") from None
 
-    page_stamps = [f"{'Numbers on this page' if n == main else 'Other numbers on this page'}: {source(n, True)}"
+    page_stamps = [f"{labels['main'] if n == main else labels['other']}: {source(n, True)}"
                    for n in used if n not in stamped and results[n] is not None]
     if page_stamps:
         text = _insert_before_first_section(

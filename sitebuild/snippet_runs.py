@@ -57,9 +57,10 @@ class SnippetRun:
 
     @property
     def files(self) -> list[Path]:
-        """Every output file (figures, results.json, stdout.txt), relative to `folder`."""
+        """Every output file the site publishes (figures, results.json, stdout.txt),
+        relative to `folder`: not the key, nor the pickled figures the Korean build reads."""
         return sorted(p.relative_to(self.folder) for p in self.folder.rglob("*")
-                      if p.is_file() and p.name != KEY_FILE)
+                      if p.is_file() and p.name != KEY_FILE and not p.name.endswith(".pickle"))
 
 
 def imported_snippets(path: Path, snippets_dir: Path) -> list[Path]:

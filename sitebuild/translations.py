@@ -17,6 +17,23 @@ the same code and the same numbers:
 
 Command line (for translators): `python sitebuild/translations.py [docs-ko/X.md ...]`
 prints every difference (all pages when none is named) and the digest to record.
+
+What the build does for a Korean page, so a translator need not: it marks links to a
+notebook edition (`notebooks/x.ipynb`) "(영어)" and sends them to the English notebook
+page; it keeps an included report (`--8<-- "build-figures.md"`) in English, marked
+lang="en" under a Korean note; it adds the banner that links the English page; and the
+numbers' words (`{{ x.text.y }}` values, tables, captions) come out in Korean from
+docs-ko/strings/ (`python sitebuild/korean.py --append-missing` lists what is missing).
+Quoted error messages and code stay verbatim; an output block may be titled "출력"
+(title="Output" works too).
+
+The built Korean page is checked too (tests/sitebuild/test_translations.py): the same
+heading ids as the English page, and no `untranslated` text: a paragraph, heading, list
+item, table cell, caption or alt text with four or more English words in a row and no
+Hangul, outside code, quotes (blockquote, q) and what is marked lang="en" (the build
+report, sitebuild/build-figures.md), names (korean.ALLOWED) not counted.
+The words the build adds (tables, captions, stamps, figure labels) come from
+docs-ko/strings/ (sitebuild/korean.py), not from the pages.
 """
 
 from __future__ import annotations
@@ -25,6 +42,7 @@ import hashlib
 import re
 import sys
 from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
 
 import markdown.extensions.toc
@@ -39,8 +57,9 @@ _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 # A number the prose types, with its unit: "8,192", "2 cores" are numbers; "3×", "50 %",
 # "1.5 ms" keep their unit. Expressions are removed first: their numbers come from the build.
+# A Korean particle may follow the unit ("3×입니다"), so only Latin letters end a match.
 _NUMBER_WITH_UNIT = re.compile(
-    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(×|%|ms|µs|ns|s|KB|MB|GB|GHz|MiB|GiB)(?![\w])")
+    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(×|%|ms|µs|ns|s|KB|MB|GB|GHz|MiB|GiB)(?![A-Za-z0-9_])")
 
 
 def source_digest(path: Path) -> str:
@@ -140,9 +159,101 @@ def stale(english: Path, korean: Path) -> list[str]:
     recorded, digest = translated_from(korean.read_text("utf-8")), source_digest(english)
     if recorded == digest:
         return []
-    return [f"{korean.relative_to(ROOT)} records translated_from: {recorded}, but "
-            f"{english.relative_to(ROOT)} is now {digest}: bring the translation in step "
+    return [f"{_shown(korean)} records translated_from: {recorded}, but "
+            f"{_shown(english)} is now {digest}: bring the translation in step "
             f"with the English page (git diff it), then record the new digest"]
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+# ---------------------------------------------------------------- the built pages
+
+_BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "figcaption", "dt", "dd"}
+_SKIPPED = {"pre", "code", "blockquote", "q", "script", "style", "kbd", "samp", "svg"}
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+class _Texts(HTMLParser):
+    """The text of each block of a page's <article>, and its images' alt text and ids."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.article = self.skipped = 0
+        self.skipping: list[list] = []  # [tag, nested same tags] of skipped elements open
+        self.open: list[list] = []  # [tag, parts] of the blocks being read
+        self.texts: list[tuple[str, str]] = []  # (tag, text)
+        self.ids: list[str] = []  # heading ids, in order
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article":
+            self.article += 1
+        if not self.article:
+            return
+        if self.skipping and tag == self.skipping[-1][0]:
+            self.skipping[-1][1] += 1  # the same tag nested inside a skipped element
+        elif tag in _SKIPPED or (attrs.get("lang") or "").startswith("en"):
+            self.skipped += 1
+            self.skipping.append([tag, 0])
+        elif tag in _BLOCKS:
+            self.open.append([tag, []])
+            if re.fullmatch(r"h[2-6]", tag) and attrs.get("id"):
+                self.ids.append(attrs["id"])
+        elif tag == "img" and attrs.get("alt"):
+            self.texts.append(("alt", attrs["alt"]))
+
+    def handle_endtag(self, tag):
+        if tag == "article" and self.article:
+            self.article -= 1
+        elif self.skipping and tag == self.skipping[-1][0]:
+            if self.skipping[-1][1]:
+                self.skipping[-1][1] -= 1
+            else:
+                self.skipped -= 1
+                self.skipping.pop()
+        elif self.open and self.open[-1][0] == tag:
+            self.texts.append((tag, " ".join("".join(self.open.pop()[1]).split())))
+
+    def handle_data(self, data):
+        if self.article and not self.skipped:
+            for block in self.open:
+                block[1].append(data)
+
+
+def _read(html: str) -> _Texts:
+    parser = _Texts()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def heading_ids(html: str) -> list[str]:
+    """The ids of a built page's h2-h6 headings, in order (deep links, the language switch)."""
+    return _read(html).ids
+
+
+def untranslated(html: str, allowed: set[str] | None = None) -> list[str]:
+    """Blocks of a built Korean page left in English (see the module's docstring)."""
+    if allowed is None:
+        import korean  # sitebuild/, beside this file
+        allowed = korean.ALLOWED
+    found = []
+    for tag, text in _read(html).texts:
+        if re.search(r"[가-힣]", text):
+            continue
+        run = longest = 0
+        for token in text.replace("¶", " ").split():
+            word = token.strip("()[]{},.;:!?\"'“”‘’*")
+            if _LATIN_WORD.fullmatch(word) and word.lower() not in allowed:
+                run += 1
+                longest = max(longest, run)
+            else:
+                run = 0
+        if longest >= 4:
+            found.append(f"<{tag}> {text[:120]}")
+    return found
 
 
 def page_pairs() -> list[tuple[Path, Path]]:

@@ -14,6 +14,7 @@ import argparse
 import datetime as _dt
 import json
 import os
+import pickle
 import platform
 import statistics
 import sys
@@ -237,6 +238,9 @@ def machine_check(repeats: int = 9) -> dict[str, float]:
 # --8<-- [end:machine_check]
 
 
+FIGURE_PICKLE = ".figure.pickle"  # beside each SVG; the build keeps it off the site
+
+
 def stamp_text(env: dict[str, Any], quick: bool) -> str:
     mode = "quick mode (small sizes)" if quick else "full size"
     return (f"Measured on {env['cpu']}, {env['cores']} cores · jax {env['jax']}, "
@@ -306,6 +310,10 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
         args.out.mkdir(parents=True, exist_ok=True)
         figures = {}
         for name, fig in report.figures.items():
+            # The figure without the English stamp, for the Korean edition: it relabels
+            # the same artists (sitebuild/korean.py), so both show the same numbers.
+            with open(args.out / f"{name}{FIGURE_PICKLE}", "wb") as f:
+                pickle.dump(fig.figure, f)
             fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left",
                             va="bottom")
             fig.figure.savefig(args.out / f"{name}.svg", metadata={"Date": None})

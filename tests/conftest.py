@@ -31,7 +31,7 @@ def project_copy(tmp_path, built_site) -> Path:
     copy = tmp_path / "project"
     ignore = shutil.ignore_patterns(".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache")
     shutil.copytree(ROOT, copy, ignore=ignore)
-    for cache in ("measured/quick", "notebooks", "mkdocs-jupyter"):
+    for cache in ("measured/quick", "notebooks", "mkdocs-jupyter", "korean/quick"):
         if (ROOT / ".cache" / cache).is_dir():
             shutil.copytree(ROOT / ".cache" / cache, copy / ".cache" / cache)
     return copy

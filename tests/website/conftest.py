@@ -46,9 +46,18 @@ def unavailable(reason: str, install: str = "apt-get install chromium; pip insta
 
 @pytest.fixture(scope="session")
 def site_pages(built_site) -> list[str]:
-    """Every page of the built site (from its sitemap), as URL paths relative to the root."""
+    """Every page of the built site, both editions (from their sitemaps: the Korean one
+    is in ko/), as URL paths relative to the root."""
     _, pages = check_site.site_url_and_pages(built_site)
     assert "" in pages and len(pages) >= 2, pages
+    return pages + [f"ko/{page}" for page in korean_pages(built_site)]
+
+
+def korean_pages(site: Path) -> list[str]:
+    """The Korean edition's pages, relative to ko/ (none when the site has no ko/)."""
+    if not (site / "ko" / "index.html").is_file():
+        return []
+    _, pages = check_site.site_url_and_pages(site / "ko")
     return pages
 
 
@@ -185,6 +194,11 @@ def visits(context, server, site_pages) -> dict[str, Visit]:
 @pytest.fixture(scope="session")
 def search_index(built_site) -> dict:
     return json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def korean_search_index(built_site) -> dict:
+    return json.loads((built_site / "ko" / "search" / "search_index.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

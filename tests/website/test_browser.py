@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 import check_site
+import pytest
 
 
 def report(problems: dict[str, list]) -> str:
@@ -62,7 +63,7 @@ def test_text_and_links_are_readable_in_both_palettes(visits):
 
 
 def test_the_navigation_reaches_every_page(visits, site_pages):
-    reached, todo = set(), [""]
+    reached, todo = set(), ["", "ko/"]  # from each edition's home page
     while todo:
         url = todo.pop()
         if url in reached or url not in visits:
@@ -97,6 +98,7 @@ def distinctive_words(search_index: dict) -> dict[str, str]:
 
 
 def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site_pages):
+    site_pages = [url for url in site_pages if not url.startswith("ko/")]  # English
     words = distinctive_words(search_index)
     assert set(site_pages) <= set(words), f"pages missing from the search index: {set(site_pages) - set(words)}"
     page.goto("")
@@ -113,6 +115,36 @@ def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site
         except Exception:  # playwright's TimeoutError: report every miss at once
             missed.append(f"{url or '(home)'}: searching {words[url]!r} does not list it")
     assert not missed, "\n".join(missed)
+
+
+def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_index):
+    """Korean attaches particles to nouns: "컴파일러" must find a section that only says
+    "컴파일러가" (or 는, 를 ...): mkdocs.ko.yml's search separator and lang."""
+    only_attached = [doc["location"] for doc in korean_search_index["docs"]
+                     if re.search(r"컴파일러[가-힣]", doc["text"])
+                     and not re.search(r"컴파일러(?![가-힣])", doc["text"])]
+    assert only_attached, "no Korean section says 컴파일러 only with a particle: are the pages translated?"
+    pages = sorted({"/ko/" + location.split("#")[0] for location in only_attached})
+    page.goto("ko/")
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially("컴파일러")
+    try:
+        page.wait_for_function(
+            """paths => [...document.querySelectorAll('.md-search-result__link')]
+                      .some(a => paths.includes(new URL(a.href).pathname))""", arg=pages, timeout=8000)
+    except Exception:  # playwright's TimeoutError
+        found = page.eval_on_selector_all(".md-search-result__link", "els => els.map(e => e.href)")
+        pytest.fail(f"searching 컴파일러 lists {found}, none of {pages}")
+
+
+def test_the_language_switch_goes_to_the_same_page(page):
+    for start, lang, end in (("selu/", "ko", "/ko/selu/"), ("ko/jit/", "en", "/jit/")):
+        page.goto(start)
+        page.locator("div.md-select").first.hover()
+        with page.expect_navigation():
+            page.locator(f'a.md-select__link[hreflang="{lang}"]').click()
+        assert page.url.endswith(end), (start, page.url)
 
 
 def test_the_light_dark_toggle_switches_and_persists(page):

@@ -1,0 +1,148 @@
+"""The Korean edition keeps step with the English one (sitebuild/translations.py).
+
+The tests over docs-ko/ fail, naming the page, until every English page has its Korean
+page and each one follows its source; the built ones read the quick build (built_site),
+which holds both editions (the Korean one in ko/).
+"""
+
+import re
+
+import pytest
+import yaml
+
+import translations
+from project import ROOT
+
+PAGES = [english.relative_to(translations.ENGLISH).as_posix()
+         for english, _ in translations.page_pairs()]
+
+
+def _nav(config: str) -> list[str]:
+    """The nav's targets in order: a page, or notebooks/<name> for a notebook page (the
+    English .ipynb, or the Korean edition's link to the English notebook page)."""
+    class Loader(yaml.SafeLoader):
+        pass
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    nav = yaml.load((ROOT / config).read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    targets = []
+    for item in nav:
+        (target,) = item.values()
+        notebook = re.fullmatch(r"(?:\.\./)?notebooks/(\w+)(?:\.ipynb|/)", target)
+        targets.append(f"notebooks/{notebook.group(1)}" if notebook else target)
+    return targets
+
+
+def test_every_english_page_has_its_korean_page():
+    missing = [f"docs-ko/{page} (translates docs/{page})" for english, korean in
+               translations.page_pairs() if not korean.is_file()
+               for page in [english.relative_to(translations.ENGLISH).as_posix()]]
+    assert not missing, "Korean pages missing:\n  " + "\n  ".join(missing)
+
+
+def test_the_korean_nav_lists_the_same_pages_in_the_same_order():
+    assert _nav("mkdocs.ko.yml") == _nav("mkdocs.yml")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_korean_page_follows_its_english_page(page):
+    english, korean = translations.ENGLISH / page, translations.KOREAN / page
+    assert korean.is_file(), f"docs-ko/{page} is missing"
+    problems = translations.differences(english, korean)
+    assert not problems, f"docs-ko/{page}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_built_korean_page_keeps_the_english_heading_ids(built_site, page):
+    url = "" if page == "index.md" else page.removesuffix(".md") + "/"
+    english = (built_site / url / "index.html").read_text(encoding="utf-8")
+    korean_file = built_site / "ko" / url / "index.html"
+    assert korean_file.is_file(), f"ko/{url} was not built"
+    korean = korean_file.read_text(encoding="utf-8")
+    assert translations.heading_ids(korean) == translations.heading_ids(english)
+    # the language switch leads to this page in the other edition, both ways
+    assert f'href="{"../" * url.count("/")}ko/{url}" hreflang="ko"' in english
+    assert f'href="{"../" * url.count("/")}../{url}" hreflang="en"' in korean
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_built_korean_page_has_no_english_prose(built_site, page):
+    url = "" if page == "index.md" else page.removesuffix(".md") + "/"
+    korean_file = built_site / "ko" / url / "index.html"
+    assert korean_file.is_file(), f"ko/{url} was not built"
+    left = translations.untranslated(korean_file.read_text(encoding="utf-8"))
+    assert not left, f"ko/{url} has English text:\n  " + "\n  ".join(left)
+
+
+# ---------------------------------------------------------------- the checks themselves
+
+ENGLISH_PAGE = """# The first call
+
+It takes {{ selu_benchmark.text.first }} on 2 cores, 3× the rest.
+
+--8<-- "selu.py:selu"
+
+## Why it pauses
+
+{{ table("selu_benchmark", "headline") }}
+"""
+
+KOREAN_PAGE = """---
+translated_from: {digest}
+---
+# 첫 호출
+
+코어 2 cores에서 {{{{ selu_benchmark.text.first }}}}가 걸리며, 나머지의 3×입니다.
+
+--8<-- "selu.py:selu"
+
+## 왜 멈추나 {{ #why-it-pauses }}
+
+{{{{ table("selu_benchmark", "headline") }}}}
+"""
+
+
+def test_a_faithful_translation_has_no_differences(tmp_path):
+    english = tmp_path / "en.md"
+    english.write_text(ENGLISH_PAGE, encoding="utf-8")
+    korean = tmp_path / "ko.md"
+    korean.write_text(KOREAN_PAGE.format(digest=translations.source_digest(english)), "utf-8")
+    assert translations.differences(english, korean) == []
+
+
+def test_a_changed_english_page_makes_its_translation_stale_naming_both(tmp_path):
+    english = tmp_path / "en.md"
+    english.write_text(ENGLISH_PAGE, encoding="utf-8")
+    korean = tmp_path / "ko.md"
+    korean.write_text(KOREAN_PAGE.format(digest=translations.source_digest(english)), "utf-8")
+    english.write_text(ENGLISH_PAGE + "\nA new paragraph.\n", encoding="utf-8")
+    (problem,) = translations.stale(english, korean)
+    assert str(korean) in problem and str(english) in problem
+
+
+def test_a_lost_include_expression_anchor_or_number_is_reported(tmp_path):
+    english = tmp_path / "en.md"
+    english.write_text(ENGLISH_PAGE, encoding="utf-8")
+    korean = tmp_path / "ko.md"
+    broken = (KOREAN_PAGE.format(digest=translations.source_digest(english))
+              .replace('--8<-- "selu.py:selu"', "").replace("{ #why-it-pauses }", "")
+              .replace("3×", "세 배").replace('{{ table("selu_benchmark", "headline") }}', ""))
+    korean.write_text(broken, encoding="utf-8")
+    found = "\n".join(translations.differences(english, korean))
+    for what in ("includes differ", "anchors differ", "only in English", "3×", "{ #id }"):
+        assert what in found, (what, found)
+
+
+def test_english_prose_in_a_built_korean_page_is_found_and_code_quotes_names_are_not():
+    html = """<article>
+      <h2 id="a">The first call takes long</h2>
+      <p>첫 호출은 JAX, NumPy, XLA, jit 모두에서 깁니다.</p>
+      <p>JAX NumPy XLA jit PyTorch</p>
+      <pre><code>for the whole loop we wait</code></pre>
+      <blockquote><p>Quoted from the JAX documentation as it was</p></blockquote>
+      <table><tr><th>eager first call on a shape</th><td>1.2 ms</td></tr></table>
+      <img alt="A log-log plot of time per call" src="x.svg">
+    </article>"""
+    found = translations.untranslated(html)
+    assert found == ["<h2> The first call takes long", "<th> eager first call on a shape",
+                     "<alt> A log-log plot of time per call"], found
+    assert translations.heading_ids(html) == ["a"]
