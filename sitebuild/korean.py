@@ -112,7 +112,22 @@ def unmask(template: str, numbers: list[str]) -> str:
 # A range of measured values, "1.18 ms to 1.30 ms" or "5.5× to 8.7×", reads "1.18 ms~1.30 ms".
 _VALUE = r"\d[\d.,]*(?:e[-+]?\d+)?(?: ?(?:s|ms|µs|ns|×|%))?"
 _RANGE = re.compile(rf"(?<![\w.])({_VALUE}) to ({_VALUE})(?![\w.])")
+# A list of measured values, "250, 1,000 and 4,000": one `{}` of the key, "250, 1,000, 4,000"
+# in Korean, so one entry serves lists of any length.
+_LIST = re.compile(rf"(?<![\w.])({_VALUE}(?:, {_VALUE})* and {_VALUE})(?![\w.])")
 COMMON = "common"  # docs-ko/strings/common.yml: phrases every snippet shares
+
+
+def mask_lists(text: str) -> tuple[str, list[str]]:
+    """As `mask`, with each list of values as one `{}` (its values joined by ", ")."""
+    escaped = text.replace("{", "{{").replace("}", "}}")
+    values: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        found = match.group(0)
+        values.append(", ".join(_NUMBER.findall(found)) if match.group(1) else found)
+        return "{}"
+    return re.sub(rf"{_LIST.pattern}|{_NUMBER.pattern}", keep, escaped), values
 
 
 def _load(path: Path) -> dict[str, str | None]:
@@ -157,6 +172,11 @@ class Catalog:
             found, value = self._entry(ranged_key)
             if found:
                 key, numbers = ranged_key, ranged_numbers
+        if not found and _LIST.search(text):  # then with each list of values as one
+            listed_key, listed_values = mask_lists(text)
+            found, value = self._entry(listed_key)
+            if found:
+                key, numbers = listed_key, listed_values
         value = value if found else ""
         if value is None:
             return text
@@ -219,12 +239,18 @@ def stamp(environment: dict, quick: bool) -> str:
             f"backend {environment['backend']} · {environment['date']} · {mode}")
 
 
+def _translate_text(value, catalog: Catalog):
+    """A text value in Korean: a string, or nested dicts of them (`text.designs.a.first`)."""
+    if isinstance(value, dict):
+        return {k: _translate_text(v, catalog) for k, v in value.items()}
+    return catalog(value) if isinstance(value, str) else value
+
+
 def translate_results(results: dict, catalog: Catalog) -> dict:
     """results.json with its words in Korean; data (the numbers) untouched."""
     korean = copy.deepcopy(results)
     korean["stamp"] = stamp(results["environment"], results.get("quick", False))
-    korean["text"] = {k: catalog(v) if isinstance(v, str) else v
-                      for k, v in results.get("text", {}).items()}
+    korean["text"] = _translate_text(results.get("text", {}), catalog)
     korean["tables"] = {k: translate_table(v, catalog)
                         for k, v in results.get("tables", {}).items()}
     for figure in korean.get("figures", {}).values():

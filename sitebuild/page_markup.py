@@ -14,7 +14,7 @@ sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page 
 - Material wraps every navigation title in <span class="md-ellipsis"> (to cut an
   overlong title with an ellipsis); this site's titles fit, so the text stays and the
   span goes: each page's navigation and table of contents held about fifty.
-- Output blocks (a code block titled "Output": what a run printed) get Material's no-copy
+- Output blocks (a code block titled "Output", or "출력" in Korean: what a run printed) get Material's no-copy
   class: no copy button, which also tells them apart from code to run.
 - Glossary terms (sitebuild/glossary.py) are marked with <abbr> at every occurrence; a
   tooltip at a term's first use on a page is what a reader needs, so later occurrences of

@@ -104,6 +104,15 @@ def _cached(name):
     return folder, json.loads((folder / "results.json").read_text(encoding="utf-8"))
 
 
+def _leaves(text: dict, path: str = ""):
+    """(dotted key, string) for every string of results.json's nested `text`."""
+    for key, value in text.items():
+        if isinstance(value, dict):
+            yield from _leaves(value, f"{path}{key}.")
+        else:
+            yield f"{path}{key}", value
+
+
 def _numbers(text: str) -> list[str]:
     return sorted(re.findall(r"\d+(?:[.,]\d+)*", text))
 
@@ -115,8 +124,8 @@ def test_every_string_of_the_quick_build_has_korean_with_the_same_numbers(built_
     ko = korean.translate_results(results, c)
     assert not c.missing, korean.missing_message({name: c.missing}, STRINGS)
     assert ko["data"] == results["data"]
-    for key, text in results["text"].items():
-        assert _numbers(ko["text"][key]) == _numbers(text), (key, text, ko["text"][key])
+    for key, text in _leaves(results["text"]):
+        assert _numbers(dict(_leaves(ko["text"]))[key]) == _numbers(text), (key, text)
     for key, table in results["tables"].items():
         rows = zip(table.split("\n"), ko["tables"][key].split("\n"))
         for en_row, ko_row in rows:
