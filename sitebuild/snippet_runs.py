@@ -326,3 +326,37 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
     results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
     return SnippetRun(name, folder, results, reused=False, seconds=seconds)
 
+
+def results_for(names: list[str], *, serving=None, remeasure: bool = False, timeout: float = 600,
+                log: Callable[[str], None] = print, **paths) -> tuple[dict, dict, dict]:
+    """Each build snippet's results and folder, and serve's status line for it.
+
+    `mkdocs build` (no `serving` queue) runs every stale snippet now, one at a time. `mkdocs
+    serve` hands each stale one to its background queue (background_runs.py) and gives None
+    for it until it is measured: never an old number in its place."""
+    results, folders, status = {}, {}, {}
+    for name in names:
+        if serving is None:
+            run = run_snippet(name, remeasure=remeasure, timeout=timeout, log=log, **paths)
+        else:
+            key, run = lookup(name, **paths)
+            if run is None or remeasure:
+                serving.want(name, key, lambda name=name: run_snippet(
+                    name, remeasure=remeasure, timeout=timeout, log=log, **paths))
+            run = None if serving.busy(name) else run
+            status[name] = serving.status(name)
+        results[name], folders[name] = (run.results, run.folder) if run else (None, None)
+    return results, folders, status
+
+
+def site_files(folders: dict[str, Path | None], results: dict[str, dict | None]) -> list[tuple[str, dict]]:
+    """(path under measured/, File.generated's source) for each snippet's published outputs;
+    a snippet still being measured by serve gets a placeholder results.json for links."""
+    found = []
+    for name, folder in folders.items():
+        if results[name] is None:
+            found.append((f"{name}/{RESULTS_FILE}", {"content": '{"pending": "being measured by mkdocs serve"}\n'}))
+            continue
+        found += [(f"{name}/{rel.as_posix()}", {"abs_src_path": str(folder / rel)})
+                  for rel in SnippetRun(name, folder, {}, True, 0).files]
+    return found

@@ -1,5 +1,6 @@
 """The Korean edition's strings from the build (sitebuild/korean.py): catalogs with masked
-numbers, tables, stamps, figures, language links; and the numbers stay the English ones."""
+numbers, tables, stamps, figures; the edition's language links (korean_edition.py); and the
+numbers stay the English ones."""
 
 import json
 import os
@@ -11,6 +12,7 @@ import sys
 import pytest
 
 import korean
+import korean_edition
 from project import ROOT, build_snippets
 
 STRINGS = ROOT / "docs-ko" / korean.STRINGS
@@ -78,22 +80,22 @@ def test_the_korean_stamp_states_the_english_stamps_facts():
 
 
 def test_language_links_go_to_the_same_page_in_the_other_edition():
-    assert korean.other_page("selu/", "en", {"", "selu/"}) == "../ko/selu/"
-    assert korean.other_page("", "en", {"", "selu/"}) == "ko/"
-    assert korean.other_page("notebooks/selu/", "en", {"", "selu/"}) == "../../ko/"
-    assert korean.other_page("selu/", "ko", None) == "../../selu/"
-    assert korean.other_page("", "ko", None) == "../"
+    assert korean_edition.other_page("selu/", "en", {"", "selu/"}) == "../ko/selu/"
+    assert korean_edition.other_page("", "en", {"", "selu/"}) == "ko/"
+    assert korean_edition.other_page("notebooks/selu/", "en", {"", "selu/"}) == "../../ko/"
+    assert korean_edition.other_page("selu/", "ko", None) == "../../selu/"
+    assert korean_edition.other_page("", "ko", None) == "../"
     html = ('<link rel="alternate" href="ko/" hreflang="ko">'
             '<a href="ko/" hreflang="ko" class="md-select__link">한국어</a>'
             '<a href="./" hreflang="en" class="md-select__link">English</a>')
-    assert korean.language_links(html, "jit/", "en", {"jit/"}) == (  # no root <link>
+    assert korean_edition.language_links(html, "jit/", "en", ROOT) == (  # no root <link>
         '<a href="../ko/jit/" hreflang="ko" class="md-select__link">한국어</a>'
         '<a href="./" hreflang="en" class="md-select__link">English</a>')
 
 
 def test_notebook_links_of_a_korean_page_go_to_the_english_notebook_page():
     text = "코드는 [노트북](notebooks/selu.ipynb)으로도 있습니다."
-    assert korean.notebook_links(text, "selu/") == (
+    assert korean_edition.notebook_links(text, "selu/") == (
         '코드는 <a href="../../notebooks/selu/">노트북</a> (영어)으로도 있습니다.')
 
 

@@ -1,0 +1,178 @@
+"""The Korean edition as an MkDocs build: its pages, its links and how it is built.
+
+Independent of MkDocs (hook.py is the glue; korean.py translates the build's strings and
+figures). mkdocs.ko.yml (`extra.edition: ko`) builds docs-ko/ into SITE/ko: the English
+`mkdocs build` runs it after itself (`build`), then checks both editions together. It only
+reuses the English build's results (`reuse_results`), so both show the same numbers, and
+fails, saying to build the English edition, when any is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import korean
+import snippet_runs
+
+FROM_ENGLISH = "JIT_DOCS_FROM_ENGLISH_BUILD"  # set when the English build runs the Korean one
+REUSE_ONLY = ("run `mkdocs build` (the English edition) first: it measures; the Korean edition "
+              "only reuses its results, and has none for: {}")
+
+
+class EditionError(Exception):
+    """The Korean edition cannot be built as it is; the message says what to do."""
+
+
+def page_url(src: Path) -> str:
+    """The URL of a docs page `src` (directory URLs): index.md -> "", selu.md -> "selu/"."""
+    stem = src.with_suffix("").as_posix()
+    return "" if stem == "index" else stem.removesuffix("/index") + "/"
+
+
+def korean_pages(root: Path) -> set[str]:
+    """The URLs that have a Korean page (the English language switch goes there)."""
+    ko_docs = root / "docs-ko"
+    return {page_url(p.relative_to(ko_docs)) for p in ko_docs.rglob("*.md")}
+
+
+def reuse_results(root: Path, docs_dir: Path, names: list[str], quick: bool) -> tuple[dict, dict]:
+    """Every build snippet's results and folder, in Korean, from the English build's cache."""
+    english = root / "docs"
+    untranslated = [p.relative_to(english).as_posix() for p in sorted(english.rglob("*.md"))
+                    if not (docs_dir / p.relative_to(english)).is_file()]
+    if untranslated:
+        raise EditionError(f"the Korean edition lacks {len(untranslated)} page(s) of docs/: "
+                           f"{', '.join(untranslated)}; translate each into {docs_dir.name}/ "
+                           "(python sitebuild/translations.py says what a translation keeps)")
+    mode = "quick" if quick else "full"
+    paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=quick,
+                 cache_root=root / ".cache" / "measured" / mode)
+    strings, out_root = docs_dir / korean.STRINGS, root / ".cache" / "korean" / mode
+    results, folders, lacking, missing = {}, {}, [], {}
+    try:
+        for name in names:
+            run = snippet_runs.lookup(name, **paths)[1]
+            if run is None:
+                lacking.append(f"{name} ({'quick' if quick else 'full-size'} mode)")
+                continue
+            results[name], folders[name], missing[name] = korean.korean_run(
+                name, run.folder, run.results, strings, out_root)
+    except (snippet_runs.SnippetRunError, korean.Missing) as error:
+        raise EditionError(str(error)) from None
+    if lacking:
+        raise EditionError(REUSE_ONLY.format(", ".join(lacking)))
+    if any(missing.values()):
+        raise EditionError(korean.missing_message(missing, strings))
+    return results, folders
+
+
+def english_assets(root: Path) -> list[tuple[str, Path]]:
+    """(URI, file) of docs/'s files other than pages (stylesheets): the Korean site's too."""
+    english = root / "docs"
+    return [(p.relative_to(english).as_posix(), p) for p in sorted(english.rglob("*"))
+            if p.is_file() and p.suffix != ".md"]
+
+
+def build(root: Path, ko_config: Path, site_dir: Path, site_url: str, log) -> None:
+    """After the English build: the Korean edition into SITE/ko (English cleans SITE first)."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ko_config),
+               "--site-dir", str(site_dir / "ko")]
+    log("building the Korean edition: " + " ".join(command[1:]))
+    done = subprocess.run(command, cwd=root, env={
+        **os.environ, FROM_ENGLISH: "1", "SITE_URL_KO": site_url.rstrip("/") + "/ko/"})
+    if done.returncode != 0:
+        raise EditionError(f"the Korean edition ({ko_config.name}) failed: its messages are above")
+
+
+def site_url(english_site_url: str | None) -> str | None:
+    """The Korean edition's address under the English one's (SITE_URL), if that is set."""
+    if english_site_url and not os.environ.get("SITE_URL_KO"):
+        return english_site_url.rstrip("/") + "/ko/"
+    return None
+
+
+# ---------------------------------------------------------------- pages and links
+
+def other_page(page_url: str, edition: str, korean_pages: set[str] | None) -> str:
+    """The same page in the other edition, relative to this page (the Korean site lives
+    in ko/ under the English one). An English page without a Korean one (a notebook)
+    links the Korean home page."""
+    up = "../" * page_url.count("/")
+    if edition == "ko":
+        return f"{up}../{page_url}"
+    target = page_url if korean_pages is None or page_url in korean_pages else ""
+    return f"{up}ko/{target}"
+
+
+# Material's selector (partials/alternate.html), and its <link rel="alternate"> (base.html),
+# which name each edition's root. Material's script reads the sitemap at that root, and on a
+# click goes to the same page only when the sitemap's address (site_url) is the one the site
+# is served from, else to the root. The selector's own links go to the same page anywhere,
+# so the <link> elements are left out, and with them the script's detour.
+_LANGUAGE_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="(en|ko)" class="md-select__link")')
+_ROOT_LINK = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="(?:en|ko)">\n?')
+
+
+def language_links(html: str, page_url: str, edition: str, root: Path | None = None) -> str:
+    """Point Material's language selector at the same page in the other edition (an English
+    page without a Korean one: the Korean home page; `root`: the project, None: every page)."""
+    other = other_page(page_url, edition, korean_pages(root.resolve()) if root else None)
+
+    def href(match: re.Match) -> str:
+        start, end, lang = match.group(1, 2, 3)
+        return start + ("./" if lang == edition else other) + end
+    return _LANGUAGE_LINK.sub(href, _ROOT_LINK.sub("", html))
+
+
+_NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*notebooks/(\w+)\.ipynb(#[\w-]+)?\)")
+
+
+def notebook_links(markdown: str, page_url: str) -> str:
+    """A Korean page's links to a notebook edition go to the English notebook page (the
+    notebooks are not translated): raw HTML, which MkDocs does not resolve in docs-ko/."""
+    up = "../" * page_url.count("/")
+    return _NOTEBOOK_LINK.sub(
+        lambda m: f'<a href="{up}../notebooks/{m.group(2)}/{m.group(3) or ""}">{m.group(1)}</a>'
+                  " (영어)", markdown)
+
+
+_REPORT_INCLUDE = re.compile(r'^([ \t]*)--8<--[ \t]+"([\w./-]+\.md)"[ \t]*$', re.M)
+
+
+def english_reports(markdown: str) -> str:
+    """An included Markdown report (sitebuild/build-figures.md, which measure_build.py
+    writes in English) stays English on a Korean page: marked lang="en", introduced in
+    Korean. Its tables change with every measurement, so a catalog could not keep up."""
+    return _REPORT_INCLUDE.sub(
+        lambda m: (f'{m.group(1)}<p class="english-note">아래 보고서는 '
+                   f"<code>sitebuild/measure_build.py</code>가 영어로 씁니다.</p>\n\n"
+                   f'{m.group(1)}<div lang="en" markdown="1">\n\n{m.group(0)}\n\n'
+                   f"{m.group(1)}</div>"), markdown)
+
+
+def banner(page_url: str) -> str:
+    """The note on every Korean page: translated from the English page, linked."""
+    english = other_page(page_url, "ko", None)
+    return ('<p class="translation-note">이 페이지는 영어 원문을 번역한 것입니다. '
+            f'<a href="{english}" hreflang="en" lang="en">원문(English)</a>이 기준이며, '
+            "숫자는 원문과 같은 측정에서 옵니다.</p>\n")
+
+
+def with_banner(html: str, page_url: str) -> str:
+    """A Korean page's HTML with the banner right under its title."""
+    end = html.find("</h1>")
+    at = end + len("</h1>") if end >= 0 else 0
+    return html[:at] + banner(page_url) + html[at:]
+
+
+def site_to_check(site: Path, command: str) -> Path | None:
+    """What a Korean `mkdocs build` checks: nothing when the English build runs it (that one
+    checks both editions together) or when serving; both editions when built beside the
+    English site, else its own."""
+    if os.environ.get(FROM_ENGLISH) or command != "build":
+        return None
+    return site.parent if site.name == "ko" and (site.parent / "index.html").is_file() else site
