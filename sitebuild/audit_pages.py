@@ -197,6 +197,8 @@ def audit(site: Path, performance_pages: int = 3, processes: int = 2) -> list[Pa
     site = site.resolve()
     commands = tools()
     _, pages = check_site.site_url_and_pages(site)
+    if (site / "ko" / "sitemap.xml").is_file():  # the Korean edition, built beside the English one
+        pages += [f"ko/{page}" for page in check_site.site_url_and_pages(site / "ko")[1]]
     counts = element_counts(site, pages)
     heaviest = set(sorted(pages, key=counts.get, reverse=True)[:performance_pages])
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # Java beside the browsers

@@ -1,10 +1,9 @@
 """What building this site costs, and how heavy and how wordy its pages are.
 
-On a copy of the project (your .cache/ and site/ stay as they are) it times a cold `mkdocs
-build --strict`, the same build again and `mkdocs serve` reloading after edits of docs/selu.md,
-weighs each page and counts its words; --twice builds cold again and compares the two sites.
-It writes sitebuild/build-figures.md (docs/how-this-site-is-built.md includes it). --quick:
-small sizes, a smoke test of this script. It drives `mkdocs` and reads what it wrote.
+On a copy of the project (your .cache/ and site/ stay as they are) it times a cold `mkdocs build --strict`, the
+same build again and `mkdocs serve` reloading after edits of docs/selu.md, weighs each page and counts its words;
+--twice builds cold again and compares the two sites. It writes sitebuild/build-figures.md (included by
+docs/how-this-site-is-built.md). --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
 """
 
 from __future__ import annotations
@@ -36,10 +35,8 @@ IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache", ".
 # A measured number with its unit, masked to compare builds; "never" stands where a break-even count would, long hex strings are hashes, 0x... addresses.
 NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.\d+)?"
                     r"(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
-# Calls of a few microseconds are mostly dispatch, which the machine's state moves most.
-SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (float("inf"), "10 ms and more"))
-# Not prose: code, tables, figures, navigation, and the hidden copy of each notebook cell's code
-# that mkdocs-jupyter puts beside it for its copy button.
+SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (float("inf"), "10 ms and more"))  # the smallest are mostly dispatch, which the machine's state moves most
+# Not prose: code, tables, figures, navigation, and the hidden copy of each notebook cell's code that mkdocs-jupyter puts beside it for its copy button.
 NOT_PROSE = re.compile(r"<(pre|code|table|figure|svg|nav|script|style|clipboard-copy)\b.*?</\1>"
                        r"|<div class=\"clipboard-copy-txt\"[^>]*>.*?</div>", re.S)
 
