@@ -82,8 +82,7 @@ def on_config(config):
     if state["command"] == "serve" and not state["queue"]:  # `mkdocs serve`: measure in the background
         state["queue"] = background_runs.BackgroundRuns(cache / "serving", log.info)
     serving = state["queue"]
-    paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=options["quick"],
-                 cache_root=cache / "measured" / ("quick" if options["quick"] else "full"))
+    paths = snippet_runs.project_paths(root, options["quick"])
     nb_args = dict(root=root, cache_root=cache / "notebooks", timeout=timeout, log=log.info,
                    snippets_config=config.mdx_configs.get("pymdownx.snippets", {}))
     templates, remeasure = sorted((root / "notebooks").glob("*.py")), state.get("remeasure", False)

@@ -386,11 +386,9 @@ def _append_missing(quick: bool) -> int:
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
     strings_dir = ROOT / "docs-ko" / STRINGS
     strings_dir.mkdir(parents=True, exist_ok=True)
-    cache = ROOT / ".cache" / "measured" / ("quick" if quick else "full")
     total = 0
     for name in config["extra"]["build_snippets"]:
-        _, run = snippet_runs.lookup(name, snippets_dir=ROOT / "snippets", cache_root=cache,
-                                     requirements=ROOT / "requirements.txt", quick=quick)
+        _, run = snippet_runs.lookup(name, **snippet_runs.project_paths(ROOT, quick))
         if run is None:
             print(f"{name}: no cached results; run `mkdocs build` first")
             continue

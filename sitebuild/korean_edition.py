@@ -48,10 +48,8 @@ def reuse_results(root: Path, docs_dir: Path, names: list[str], quick: bool) -> 
         raise EditionError(f"the Korean edition lacks {len(untranslated)} page(s) of docs/: "
                            f"{', '.join(untranslated)}; translate each into {docs_dir.name}/ "
                            "(python sitebuild/translations.py says what a translation keeps)")
-    mode = "quick" if quick else "full"
-    paths = dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=quick,
-                 cache_root=root / ".cache" / "measured" / mode)
-    strings, out_root = docs_dir / korean.STRINGS, root / ".cache" / "korean" / mode
+    paths = snippet_runs.project_paths(root, quick)
+    strings, out_root = docs_dir / korean.STRINGS, root / ".cache" / "korean" / ("quick" if quick else "full")
     results, folders, lacking, missing = {}, {}, [], {}
     try:
         for name in names:

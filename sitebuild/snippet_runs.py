@@ -285,6 +285,13 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
 
 # ---------------------------------------------------------------- build snippets
 
+def project_paths(root: Path, quick: bool) -> dict:
+    """Where a project's build snippets, requirements and cached results are: the keyword
+    arguments of `lookup`, `run_snippet` and `results_for`."""
+    return dict(snippets_dir=root / "snippets", requirements=root / "requirements.txt", quick=quick,
+                cache_root=root / ".cache" / "measured" / ("quick" if quick else "full"))
+
+
 def lookup(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Path,
            quick: bool) -> tuple[dict, SnippetRun | None]:
     """The snippet's cache key, and its cached run if that key matches (else None)."""
