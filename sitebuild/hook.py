@@ -3,8 +3,9 @@ snippets, notebooks.py makes notebook editions, page_templates.py renders pages 
 results, background_runs.py is serve's queue, check_site.py checks the built HTML, and
 korean_edition.py makes the Korean edition (mkdocs.ko.yml) from the same results.
 
-`mkdocs build` measures every stale build snippet, one at a time, before any page is
-made; `mkdocs serve` answers at once and measures what is missing in the background.
+`mkdocs build` measures every stale build snippet, one at a time (quick mode, never
+published: as many at a time as there are cores), before any page is made; `mkdocs serve`
+answers at once and measures what is missing in the background.
 Ctrl-C or SIGTERM kills the running snippet or notebook with its whole process group.
 Options: JIT_DOCS_QUICK=1, JIT_DOCS_REMEASURE=1, JIT_DOCS_TIMEOUT=S (README).
 """
@@ -15,6 +16,7 @@ import logging
 import os
 import signal
 import sys
+from functools import partial
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -88,12 +90,13 @@ def on_config(config):
     templates, remeasure = sorted((root / "notebooks").glob("*.py")), state.get("remeasure", False)
     state["remeasure"] = False  # once per start
     # `mkdocs build`: every result, before any page is made; `mkdocs serve`: what is ready
+    workers = (os.cpu_count() or 1) if options["quick"] else 1  # quick: side by side
     state["results"], state["folders"], state["status"] = _loudly(
         snippet_runs.results_for, names, serving=serving, remeasure=remeasure, timeout=timeout,
-        log=log.info, **paths)
-    state["notebooks"] = {t.stem: _loudly(notebooks.run_notebook, t, **nb_args) if not serving else
-                          notebooks.served_notebook(t, serving, page_templates.PENDING, **nb_args)
-                          for t in templates}
+        log=log.info, workers=workers, **paths)
+    state["notebooks"] = _loudly(snippet_runs.side_by_side, {
+        t.stem: partial(notebooks.run_notebook, t, **nb_args) for t in templates}, workers) if not serving else {
+        t.stem: notebooks.served_notebook(t, serving, page_templates.PENDING, **nb_args) for t in templates}
     return config
 
 

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
@@ -226,6 +227,30 @@ def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
                 raise RunStopped(" ".join(cmd))
 
 
+def side_by_side(jobs: dict[str, Callable[[], object]], workers: int = 1) -> dict[str, object]:
+    """Each job's result, by name; `workers` jobs at a time (1: in order, in this thread).
+    Only quick mode runs more than one at a time: its numbers are never published, so its
+    runs may share the cores. The first failure stops the others (their process groups are
+    killed) and is raised; so is an interrupt of the waiting thread."""
+    if workers <= 1 or len(jobs) <= 1:
+        return {name: job() for name, job in jobs.items()}
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snippet-run")
+    futures = {name: pool.submit(job) for name, job in jobs.items()}
+    try:
+        done, pending = wait(futures.values(), return_when=FIRST_EXCEPTION)
+        failed = [f for f in futures.values() if f in done and f.exception()]
+        if failed:
+            raise failed[0].exception()
+        return {name: future.result() for name, future in futures.items()}
+    except BaseException:
+        for future in futures.values():
+            future.cancel()
+        stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def remove_abandoned_scratch(cache_root: Path) -> None:
     """Scratch folders of runs that were killed with their build (their process is gone)."""
     for scratch in cache_root.glob(SCRATCH_PREFIX + "*"):
@@ -335,16 +360,21 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
 
 
 def results_for(names: list[str], *, serving=None, remeasure: bool = False, timeout: float = 600,
-                log: Callable[[str], None] = print, **paths) -> tuple[dict, dict, dict]:
+                log: Callable[[str], None] = print, workers: int = 1, **paths) -> tuple[dict, dict, dict]:
     """Each build snippet's results and folder, and serve's status line for it.
 
-    `mkdocs build` (no `serving` queue) runs every stale snippet now, one at a time. `mkdocs
-    serve` hands each stale one to its background queue (background_runs.py) and gives None
-    for it until it is measured: never an old number in its place."""
+    `mkdocs build` (no `serving` queue) runs every stale snippet now, one at a time (quick
+    mode: `workers` at a time, see side_by_side). `mkdocs serve` hands each stale one to its
+    background queue (background_runs.py) and gives None for it until it is measured: never
+    an old number in its place."""
     results, folders, status = {}, {}, {}
+    if serving is None:
+        runs = side_by_side({name: lambda name=name: run_snippet(
+            name, remeasure=remeasure, timeout=timeout, log=log, **paths) for name in names},
+            workers if paths.get("quick") else 1)
     for name in names:
         if serving is None:
-            run = run_snippet(name, remeasure=remeasure, timeout=timeout, log=log, **paths)
+            run = runs[name]
         else:
             key, run = lookup(name, **paths)
             if run is None or remeasure:

@@ -7,17 +7,39 @@ from pathlib import Path
 
 import pytest
 
-from project import ROOT, build_site
+import site_build
+from project import ROOT
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Test modules that read the quick build run last, and the build starts now, in the background:
+    the other tests run while it measures (under pytest-xdist, every worker collects; the
+    first to claim the run's build starts it)."""
+    def module(item):
+        return item.nodeid.split("::")[0]
+    reading = {module(item) for item in items if "built_site" in getattr(item, "fixturenames", ())}
+    if reading:  # whole modules move: pytest-xdist's --dist loadscope hands out modules
+        items.sort(key=lambda item: module(item) in reading)  # a stable sort
+        site_build.start(_shared_folder(config._tmp_path_factory))
+
+
+def _shared_folder(tmp_path_factory) -> Path:
+    """The test run's own folder, the same for every pytest-xdist worker."""
+    folder = tmp_path_factory.getbasetemp()
+    return folder.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The whole site, built once with --strict in quick mode (measurements cached in .cache/)."""
-    site = tmp_path_factory.mktemp("site")
-    result = build_site(ROOT, site)
-    assert result.returncode == 0, f"mkdocs build failed:\n{result.stdout}\n{result.stderr}"
+    """The whole site, built once per test run with --strict in quick mode (measurements
+    cached in .cache/), by tests/site_build.py in the background; waits for it to finish."""
+    shared = _shared_folder(tmp_path_factory)
+    site_build.start(shared)  # a no-op once started (a run that did not collect it: -k, say)
+    site, failure = site_build.wait(shared)
+    if failure:
+        pytest.fail("mkdocs build failed:\n" + failure, pytrace=False)
     return site
 
 

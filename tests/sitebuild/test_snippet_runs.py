@@ -159,3 +159,35 @@ def test_bad_option_values_are_explained(environ, message):
     with pytest.raises(SnippetRunError, match=message):
         options(environ)
     assert options({"JIT_DOCS_QUICK": "1"}) == {"quick": True, "remeasure": False, "timeout": 600.0}
+
+
+def test_quick_mode_runs_snippets_side_by_side_and_keeps_their_order(project):
+    """Two toy snippets that each wait until both are running: only side by side do they
+    finish (within the timeout); results come back in the order asked."""
+    started = project / "started"
+    started.mkdir()
+    waits = ("import pathlib, time\nmine = pathlib.Path({started!r}) / NAME\nmine.touch()\n"
+             "while len(list(mine.parent.iterdir())) < 2:\n    time.sleep(0.01)\n")
+    for name in ("first", "second"):
+        (project / "snippets" / f"{name}.py").write_text(
+            f"NAME = {name!r}\nVALUE = {name!r}\n" + waits.format(started=str(started)) + WRITER)
+    paths = snippet_runs.project_paths(project, quick=True)
+    paths["cache_root"] = project / "cache"
+    results, _, _ = snippet_runs.results_for(["second", "first"], workers=2, timeout=30,
+                                             log=lambda _: None, **paths)
+    assert [r["value"] for r in results.values()] == ["second", "first"]
+
+
+def test_side_by_side_raises_the_first_failure_and_stops_the_others(project):
+    pid_file = project / "slow.pid"
+    (project / "snippets" / "slow.py").write_text(
+        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
+    (project / "snippets" / "broken.py").write_text(
+        f"import os, time\nwhile not os.path.exists({str(pid_file)!r}):\n    time.sleep(0.01)\n"
+        "raise SystemExit(3)\n")
+    paths = snippet_runs.project_paths(project, quick=True)
+    paths["cache_root"] = project / "cache"
+    with pytest.raises(SnippetRunError, match="broken.py failed with exit code 3"):
+        snippet_runs.results_for(["slow", "broken"], workers=2, timeout=30, log=lambda _: None, **paths)
+    with pytest.raises(ProcessLookupError):  # the slow one was killed, not left running
+        os.kill(int(pid_file.read_text()), 0)
