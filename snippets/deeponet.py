@@ -121,7 +121,7 @@ class Config:
     batch_size: int = 250
     n_functions: int = 500  # training functions
     n_test: int = 100  # held-out functions
-    steps: int = 2000  # training steps of a short run
+    steps: int = 1000  # training steps of a short run
     seed: int = 0
 
 
@@ -330,7 +330,7 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(description="Train; print times and error.")
     parser.add_argument("steps", type=int, nargs="?", default=300,
-                        help="training steps (the chapter trains 2000)")
+                        help="training steps (the chapter trains 1000)")
     parser.add_argument("--quick", action="store_true", help="the tests' tiny size")
     args = parser.parse_args()
     if args.quick:  # each compilation of the step takes seconds: a tiny network

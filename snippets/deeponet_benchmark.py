@@ -36,19 +36,32 @@ from measurement import DocumentationMismatch, Report, main
 ORIGINAL = replace(DEFAULT, width=100, depth=6, latent=100, n_sensors=101)
 
 
-# The decorator forms, the error and the warning depend on no size: a tiny model
-# compiles fastest.
+# The error and the warning depend on no size: a tiny model compiles fastest.
 TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=24, n_functions=8)
 
 
 def settings(quick):
     # Quick mode (tests, previews) must take seconds, and on CPU each compilation of the
     # step takes seconds: the tiny network at one batch size, the step compiled once.
+    # Full size: each new batch size compiles the step, and run op by op every primitive
+    # again for its shapes (seconds, whatever the repeats); un-jitted calls, dispatch-
+    # bound, are slow: single-call samples, as few as still show their spread.
     if quick:
         return {"config": TINY, "sizes": (), "original": None,
                 "repeats": 3, "min_sample": 0.002}
     return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
-            "original": (ORIGINAL, 1000), "repeats": 7, "min_sample": 0.01}
+            "original": (ORIGINAL, 1000), "repeats": 5, "min_sample": 0.01}
+
+
+def batches_of(functions, batch_size, draw):
+    """`batch_size` points per loss term: consecutive draws of `draw` points each, cut
+    to size. make_batches compiles for each batch size; this compiles it for one."""
+    n = -(-batch_size // draw)  # draws needed, rounded up
+    draws = [make_batches(jax.random.key(10 + k), functions, draw) for k in range(n)]
+    if batch_size == draw:
+        return draws[0]
+    return jax.device_put(  # NumPy cuts and joins without compiling anything
+        jax.tree.map(lambda *parts: np.concatenate(parts)[:batch_size], *draws))
 
 
 # --8<-- [start:eager_step]
@@ -62,10 +75,10 @@ def eager_step(model):
 new_i = itertools.count(1)  # step numbers never used before, as in a training run
 
 
-def time_steps(model, batches, repeats=9, min_sample_s=0.02):
+def time_steps(model, batches, repeats=5, min_sample_s=0.02, same_i=False):
     """Seconds per step: jitted and un-jitted with a new i every call, as in training;
-    and un-jitted with the same i every call, so that Adam's b1 ** (i + 1), compiled
-    for each new i when run op by op, comes from JAX's cache."""
+    with same_i, also un-jitted with the same i every call, so that Adam's
+    b1 ** (i + 1), compiled for each new i when run op by op, comes from JAX's cache."""
     state, eager = model.opt_state, eager_step(model)
     calls_made = collections.Counter()
 
@@ -76,8 +89,9 @@ def time_steps(model, batches, repeats=9, min_sample_s=0.02):
             return jax.block_until_ready(step(step_i, state, *batches))
         return call
 
-    calls = {"jit": timed("jit", model.step), "eager": timed("eager", eager),
-             "eager_same_i": timed("eager_same_i", eager, i=0)}
+    calls = {"jit": timed("jit", model.step), "eager": timed("eager", eager)}
+    if same_i:  # as slow as "eager": the page measures it at one batch size
+        calls["eager_same_i"] = timed("eager_same_i", eager, i=0)
     for call in calls.values():  # warm-up: compiles the step, and each primitive
         call()                   # op by op, for these shapes
     calls_made.clear()
@@ -106,10 +120,11 @@ def first_call_stages(model, opt_state, batches, compiler_options=None):
 NO_YNN = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
-def steps_at(model, functions, batch_size, s):
+def steps_at(model, functions, batch_size, s, same_i=False):
     """Step times at one batch size, with the compilations counted."""
-    batches = make_batches(jax.random.key(10 + batch_size), functions, batch_size)
-    timings, compiles, calls = time_steps(model, batches, s["repeats"], s["min_sample"])
+    batches = batches_of(functions, batch_size, s["config"].batch_size)
+    timings, compiles, calls = time_steps(model, batches, s["repeats"], s["min_sample"],
+                                          same_i)
     if compiles["jit(step)"]:
         raise DocumentationMismatch("the page says one compiled step serves every "
                                     f"Python int i; this JAX compiled {dict(compiles)}")
@@ -126,7 +141,7 @@ def first_calls(model, functions, batch_size, quick=False):
     """Both first calls from cold caches; the jitted one also without YNNPACK (a second
     compilation of the step: not in quick mode)."""
     jax.clear_caches()  # nothing compiled so far counts: both first calls start cold
-    batches = make_batches(jax.random.key(10 + batch_size), functions, batch_size)
+    batches = batches_of(functions, batch_size, batch_size)
     state = model.opt_state
     result = {"first": first_call_stages(model, state, batches), "no_ynn": None}
     if not quick:
@@ -175,16 +190,17 @@ class PIDeepONetFactoryForm(PIDeepONet):
 # --8<-- [end:decorator_factory]
 
 
-def both_forms_agree(config, batches, quick=False):
-    """Both decorator forms from the same start: the same parameters, bit for bit?
-    In quick mode, without compiling both: the same traced program (jaxpr)?"""
-    models = [cls(config) for cls in (PIDeepONet, PIDeepONetFactoryForm)]
+def both_forms_agree(model, batches, quick=False):
+    """Both decorator forms from the same state: the same parameters, bit for bit? The
+    paper's form is `model.step`, already compiled for these batches: one compilation.
+    In quick mode, without compiling: the same traced program (jaxpr)?"""
+    factory, state = PIDeepONetFactoryForm(model.config), model.opt_state
     if quick:
-        jaxprs = [str(type(m).step.trace(m, 0, m.opt_state, *batches).jaxpr)
-                  for m in models]
+        jaxprs = [str(type(m).step.trace(m, 0, state, *batches).jaxpr)
+                  for m in (model, factory)]
         same = jaxprs[0] == jaxprs[1]
     else:
-        states = [m.step(0, m.opt_state, *batches) for m in models]
+        states = [m.step(0, state, *batches) for m in (model, factory)]
         same = all(np.array_equal(a, b)
                    for a, b in zip(*map(jax.tree.leaves, states)))
     if not same:
@@ -244,7 +260,8 @@ def measure(quick: bool) -> Report:
     model = PIDeepONet(config)
     first = first_calls(model, functions, config.batch_size, quick)
     sizes = sorted({*s["sizes"], config.batch_size})
-    runs = [steps_at(model, functions, b, s) for b in sizes]
+    runs = [steps_at(model, functions, b, s, same_i=b == config.batch_size)
+            for b in sizes]
     original = None
     if s["original"]:
         big_config, big_batch = s["original"]
@@ -252,9 +269,10 @@ def measure(quick: bool) -> Report:
         original = steps_at(PIDeepONet(big_config), big_functions, big_batch, s)
         original["config"] = vars(big_config)
 
+    forms_agree = both_forms_agree(  # before training moves model.opt_state on
+        model, batches_of(functions, config.batch_size, config.batch_size), quick)
     tiny = PIDeepONet(TINY)
     batches = make_batches(jax.random.key(1), functions, TINY.batch_size)
-    forms_agree = both_forms_agree(TINY, batches, quick)
     no_static = no_static_error(tiny, batches)
     warning, donated_deleted = donation_warning(tiny, batches, quick)
 

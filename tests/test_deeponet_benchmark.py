@@ -4,6 +4,8 @@ Timings are never asserted (the build machine is shared); what is checked is tha
 has every number it names, and that JAX behaved as the page says.
 """
 
+import jax
+
 import deeponet
 import deeponet_benchmark
 from project import QUICK_RESULTS, ROOT, quick_results, text_used
@@ -30,18 +32,32 @@ def test_results_hold_every_table_figure_and_number_the_page_uses(built_site):
         assert figure["alt"] and figure["caption"], name
 
 
-def test_every_batch_size_timed_three_ways_with_compilations_counted(built_site):
+def test_every_batch_size_timed_jitted_and_unjitted_with_compilations_counted(built_site):
     runs = results()["data"]["runs"]
     sizes = [m["batch_size"] for m in runs]
     quick = deeponet_benchmark.settings(quick=True)["config"]
     assert sizes == [quick.batch_size]  # quick mode: one size; the full build, a curve
     full = deeponet_benchmark.settings(quick=False)
-    assert deeponet.DEFAULT.batch_size in full["sizes"] and len(full["sizes"]) >= 3
+    assert deeponet.DEFAULT.batch_size in full["sizes"] and len(full["sizes"]) >= 5
+    assert full["original"] is not None  # the paper's network size, full size only
     for m in runs:
-        for key in ("jit", "eager", "eager_same_i"):
+        keys = ["jit", "eager"]
+        if m["batch_size"] == quick.batch_size:  # the chapter's size: also the same i
+            keys.append("eager_same_i")
+        for key in keys:
             assert len(m[key]["samples"]) >= 3, key
             assert m["calls"][key] >= len(m[key]["samples"]), key
     assert results()["data"]["original"] is None  # the paper's network: full size only
+
+
+def test_batches_of_cuts_and_joins_draws_of_one_size():
+    functions = deeponet.random_functions(jax.random.key(0), 8)
+    one = deeponet_benchmark.batches_of(functions, 24, 24)
+    small = deeponet_benchmark.batches_of(functions, 10, 24)
+    large = deeponet_benchmark.batches_of(functions, 50, 24)  # three draws of 24
+    for a, b, c in zip(*map(jax.tree.leaves, (one, small, large))):
+        assert len(b) == 10 and len(c) == 50 and b.dtype == a.dtype == c.dtype
+        assert (b == a[:10]).all() and (c[:24] == a).all()  # the same first draw
 
 
 def test_jitted_and_unjitted_steps_give_the_same_parameters(built_site):
