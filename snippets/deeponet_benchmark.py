@@ -272,7 +272,7 @@ def measure(quick: bool) -> Report:
     forms_agree = both_forms_agree(  # before training moves model.opt_state on
         model, batches_of(functions, config.batch_size, config.batch_size), quick)
     tiny = PIDeepONet(TINY)
-    batches = make_batches(jax.random.key(1), functions, TINY.batch_size)
+    batches = batches_of(functions, TINY.batch_size, config.batch_size)  # a cut
     no_static = no_static_error(tiny, batches)
     warning, donated_deleted = donation_warning(tiny, batches, quick)
 
