@@ -75,29 +75,41 @@ def eager_step(model):
 new_i = itertools.count(1)  # step numbers never used before, as in a training run
 
 
-def time_steps(model, batches, repeats=5, min_sample_s=0.02, same_i=False):
-    """Seconds per step: jitted and un-jitted with a new i every call, as in training;
-    with same_i, also un-jitted with the same i every call, so that Adam's
-    b1 ** (i + 1), compiled for each new i when run op by op, comes from JAX's cache."""
+def step_calls(model, batches, same_i=False):
+    """Calls that run one step and wait for it: jitted and un-jitted with a new i
+    every call, as in training; with same_i, also un-jitted with the same i every
+    call, so that Adam's b1 ** (i + 1), compiled for each new i when run op by op,
+    comes from JAX's cache."""
     state, eager = model.opt_state, eager_step(model)
-    calls_made = collections.Counter()
 
-    def timed(name, step, i=None):
+    def timed(step, i=None):
         def call():
-            calls_made[name] += 1
             step_i = next(new_i) if i is None else i
             return jax.block_until_ready(step(step_i, state, *batches))
         return call
 
-    calls = {"jit": timed("jit", model.step), "eager": timed("eager", eager)}
+    calls = {"jit": timed(model.step), "eager": timed(eager)}
     if same_i:  # as slow as "eager": the page measures it at one batch size
-        calls["eager_same_i"] = timed("eager_same_i", eager, i=0)
+        calls["eager_same_i"] = timed(eager, i=0)
+    return calls
+
+
+def time_steps(calls, repeats=5, min_sample_s=0.02):
+    """Seconds per call, every call sampled in turns with all the others (every batch
+    size): a slow spell of the machine touches them all. Compilations counted."""
+    calls_made = collections.Counter()
+
+    def counted(key, call):
+        def run():
+            calls_made[key] += 1
+            return call()
+        return run
+
     for call in calls.values():  # warm-up: compiles the step, and each primitive
         call()                   # op by op, for these shapes
-    calls_made.clear()
     with count_compilations() as compiles:
-        timings = time_calls(calls, repeats=repeats, warmup=0,
-                             min_sample_s=min_sample_s)
+        timings = time_calls({key: counted(key, call) for key, call in calls.items()},
+                             repeats=repeats, warmup=0, min_sample_s=min_sample_s)
     return timings, compiles, calls_made
 # --8<-- [end:timed_steps]
 
@@ -120,21 +132,31 @@ def first_call_stages(model, opt_state, batches, compiler_options=None):
 NO_YNN = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
-def steps_at(model, functions, batch_size, s, same_i=False):
-    """Step times at one batch size, with the compilations counted."""
-    batches = batches_of(functions, batch_size, s["config"].batch_size)
-    timings, compiles, calls = time_steps(model, batches, s["repeats"], s["min_sample"],
-                                          same_i)
+def all_steps(models, s):
+    """Step times for each (label, model, functions, batch size), sampled in turns,
+    with the compilations counted; the un-jitted step with the same i at the
+    chapter's batch size only."""
+    calls = {}
+    for label, model, functions, batch_size in models:
+        batches = batches_of(functions, batch_size, s["config"].batch_size)
+        same_i = label == s["config"].batch_size
+        for name, call in step_calls(model, batches, same_i).items():
+            calls[label, name] = call
+    timings, compiles, made = time_steps(calls, s["repeats"], s["min_sample"])
+    eager_calls = sum(n for (_, name), n in made.items() if name == "eager")
     if compiles["jit(step)"]:
         raise DocumentationMismatch("the page says one compiled step serves every "
                                     f"Python int i; this JAX compiled {dict(compiles)}")
-    if compiles["jit(integer_pow)"] != calls["eager"]:
+    if compiles["jit(integer_pow)"] != eager_calls:
         raise DocumentationMismatch(
             "the page says the un-jitted step compiles Adam's b1 ** (i + 1) once per "
-            f"new i: {calls['eager']} calls compiled {dict(compiles)}")
-    return {"batch_size": batch_size, "calls": dict(calls),
-            "compile_s_per_eager_call": compiles.seconds / calls["eager"],
-            **{k: t for k, t in timings.items()}}
+            f"new i: {eager_calls} calls compiled {dict(compiles)}")
+    return {label: {"batch_size": batch_size,
+                    "calls": {name: n for (key, name), n in made.items()
+                              if key == label},
+                    "compile_s_per_eager_call": compiles.seconds / eager_calls,
+                    **{name: t for (key, name), t in timings.items() if key == label}}
+            for label, _, _, batch_size in models}
 
 
 def first_calls(model, functions, batch_size, quick=False):
@@ -260,13 +282,15 @@ def measure(quick: bool) -> Report:
     model = PIDeepONet(config)
     first = first_calls(model, functions, config.batch_size, quick)
     sizes = sorted({*s["sizes"], config.batch_size})
-    runs = [steps_at(model, functions, b, s, same_i=b == config.batch_size)
-            for b in sizes]
-    original = None
+    models = [(b, model, functions, b) for b in sizes]
     if s["original"]:
         big_config, big_batch = s["original"]
         big_functions = random_functions(train_key, 100, big_config.n_sensors)
-        original = steps_at(PIDeepONet(big_config), big_functions, big_batch, s)
+        models.append(("original", PIDeepONet(big_config), big_functions, big_batch))
+    measured = all_steps(models, s)
+    runs = [measured[b] for b in sizes]
+    original = measured.get("original")
+    if original:
         original["config"] = vars(big_config)
 
     forms_agree = both_forms_agree(  # before training moves model.opt_state on
