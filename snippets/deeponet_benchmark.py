@@ -11,9 +11,11 @@ exact solution. deeponet_report.py turns the numbers into the page's tables and 
 # --8<-- [start:imports]
 import collections
 import itertools
+import os
 import re
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 
@@ -27,8 +29,8 @@ import numpy as np
 
 from deeponet import (DEFAULT, SMALL, PIDeepONet, exact_solution, make_batches, predict,
                       random_functions, relative_l2_errors, test_grid)
-from deeponet_report import (report_first_call, report_prediction, report_scaling,
-                             report_training)
+from deeponet_report import (report_build_time, report_first_call, report_prediction,
+                             report_scaling, report_training)
 from measurement import DocumentationMismatch, Report, main
 
 # The paper's Burgers network (101 sensors, 6 hidden layers of 100, 100 outputs), as a
@@ -94,9 +96,11 @@ def step_calls(model, batches, same_i=False):
     return calls
 
 
-def time_steps(calls, repeats=5, min_sample_s=0.02):
+def time_steps(calls, repeats=5, min_sample_s=0.02, also=()):
     """Seconds per call, every call sampled in turns with all the others (every batch
-    size): a slow spell of the machine touches them all. Compilations counted."""
+    size): a slow spell of the machine touches them all. Compilations counted. The
+    warm-up, one call of each, compiles: those run side by side, one per core, with
+    `also` (more work that compiles); they are over before any sample is taken."""
     calls_made = collections.Counter()
 
     def counted(key, call):
@@ -105,44 +109,67 @@ def time_steps(calls, repeats=5, min_sample_s=0.02):
             return call()
         return run
 
-    for call in calls.values():  # warm-up: compiles the step, and each primitive
-        call()                   # op by op, for these shapes
+    start = time.perf_counter()
+    with ThreadPoolExecutor(os.cpu_count()) as pool:  # warm-up: compiles the step,
+        warm = [pool.submit(c) for c in [*also, *reversed(calls.values())]]  # and each
+        done = [future.result() for future in warm]  # primitive op by op, per shape
+    warm_up_s = time.perf_counter() - start
     with count_compilations() as compiles:
         timings = time_calls({key: counted(key, call) for key, call in calls.items()},
                              repeats=repeats, warmup=0, min_sample_s=min_sample_s)
-    return timings, compiles, calls_made
+    seconds = {"warm_up": warm_up_s, "samples": time.perf_counter() - start - warm_up_s}
+    return timings, compiles, calls_made, done[:len(also)], seconds
 # --8<-- [end:timed_steps]
 
 
 # --8<-- [start:first_call]
-def first_call_stages(model, opt_state, batches, compiler_options=None):
+def first_call_stages(model, opt_state, batches):
     """The jitted step's first call stage by stage, and its second execution (s)."""
     seconds, _, compiled = compile_stages(  # self (the model) is static
-        PIDeepONet.step, model, 0, opt_state, *batches,
-        compiler_options=compiler_options)
+        PIDeepONet.step, model, 0, opt_state, *batches)
+    return {**seconds, **executions(compiled, opt_state, batches)}
+
+
+def executions(compiled, opt_state, batches):
+    """A compiled step's first and second execution (s), and its YNNPACK fusions."""
+    seconds = {}
     for i, run in enumerate(("first_execution", "second_execution")):
         start = time.perf_counter()
         jax.block_until_ready(compiled(i, opt_state, *batches))  # self: not passed
         seconds[run] = time.perf_counter() - start
     seconds["ynn_fusions"] = compiled.as_text().count('"__ynn_fusion"')
     return seconds
-# --8<-- [end:first_call]
+
 
 # Compiled without YNNPACK fusions: the first execution then has no runtimes to build.
 NO_YNN = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
-def all_steps(models, s):
+def compile_no_ynn(model, batches):
+    """The step compiled again, without YNNPACK fusions; `executions` times it."""
+    try:
+        return compile_stages(PIDeepONet.step, model, 0, model.opt_state, *batches,
+                              compiler_options=NO_YNN)[2]
+    except Exception as error:  # a jaxlib without this XLA option
+        raise DocumentationMismatch(
+            "the page compiles the step without YNNPACK fusions; this jaxlib "
+            f"refused: {error}") from None
+# --8<-- [end:first_call]
+
+
+def all_steps(models, s, also=()):
     """Step times for each (label, model, functions, batch size), sampled in turns,
     with the compilations counted; the un-jitted step with the same i at the
-    chapter's batch size only."""
+    chapter's batch size only. `also` runs during the warm-up; its results are
+    returned too."""
     calls = {}
     for label, model, functions, batch_size in models:
         batches = batches_of(functions, batch_size, s["config"].batch_size)
         same_i = label == s["config"].batch_size
         for name, call in step_calls(model, batches, same_i).items():
             calls[label, name] = call
-    timings, compiles, made = time_steps(calls, s["repeats"], s["min_sample"])
+    timings, compiles, made, also_done, seconds = time_steps(
+        calls, s["repeats"], s["min_sample"], also)
     eager_calls = sum(n for (_, name), n in made.items() if name == "eager")
     if compiles["jit(step)"]:
         raise DocumentationMismatch("the page says one compiled step serves every "
@@ -156,29 +183,15 @@ def all_steps(models, s):
                               if key == label},
                     "compile_s_per_eager_call": compiles.seconds / eager_calls,
                     **{name: t for (key, name), t in timings.items() if key == label}}
-            for label, _, _, batch_size in models}
+            for label, _, _, batch_size in models}, also_done, seconds
 
 
-def first_calls(model, functions, batch_size, quick=False):
-    """Both first calls from cold caches; the jitted one also without YNNPACK (a second
-    compilation of the step: not in quick mode)."""
+def first_calls(model, functions, batch_size):
+    """Both first calls from cold caches."""
     jax.clear_caches()  # nothing compiled so far counts: both first calls start cold
     batches = batches_of(functions, batch_size, batch_size)
     state = model.opt_state
-    result = {"first": first_call_stages(model, state, batches), "no_ynn": None}
-    if not quick:
-        try:
-            result["no_ynn"] = first_call_stages(model, state, batches, NO_YNN)
-        except Exception as error:  # a jaxlib without this XLA option
-            raise DocumentationMismatch(
-                "the page compiles the step without YNNPACK fusions; this jaxlib "
-                f"refused: {error}") from None
-    no_ynn_fusions = result["no_ynn"] and result["no_ynn"]["ynn_fusions"]
-    if not result["first"]["ynn_fusions"] or no_ynn_fusions:
-        raise DocumentationMismatch(
-            "the page says XLA:CPU puts YNNPACK fusions in the compiled step, and none "
-            f"without them; this jaxlib: {result['first']['ynn_fusions']} and "
-            f"{no_ynn_fusions}")
+    result = {"first": first_call_stages(model, state, batches), "batches": batches}
     with count_compilations() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
@@ -188,6 +201,15 @@ def first_calls(model, functions, batch_size, quick=False):
     result["agreement"] = agreement(model, state, model.step(0, state, *batches),
                                     eager_state)
     return result
+
+
+def check_ynn_fusions(first):
+    no_ynn_fusions = first["no_ynn"] and first["no_ynn"]["ynn_fusions"]
+    if not first["first"]["ynn_fusions"] or no_ynn_fusions:
+        raise DocumentationMismatch(
+            "the page says XLA:CPU puts YNNPACK fusions in the compiled step, and none "
+            f"without them; this jaxlib: {first['first']['ynn_fusions']} and "
+            f"{no_ynn_fusions}")
 
 
 def agreement(model, before, jitted, eager):
@@ -212,23 +234,17 @@ class PIDeepONetFactoryForm(PIDeepONet):
 # --8<-- [end:decorator_factory]
 
 
-def both_forms_agree(model, batches, quick=False):
-    """Both decorator forms from the same state: the same parameters, bit for bit? The
-    paper's form is `model.step`, already compiled for these batches: one compilation.
-    In quick mode, without compiling: the same traced program (jaxpr)?"""
-    factory, state = PIDeepONetFactoryForm(model.config), model.opt_state
-    if quick:
-        jaxprs = [str(type(m).step.trace(m, 0, state, *batches).jaxpr)
-                  for m in (model, factory)]
-        same = jaxprs[0] == jaxprs[1]
-    else:
-        states = [m.step(0, state, *batches) for m in (model, factory)]
-        same = all(np.array_equal(a, b)
-                   for a, b in zip(*map(jax.tree.leaves, states)))
-    if not same:
-        raise DocumentationMismatch("the page says both decorator forms compile the "
-                                    "same step; their results differ")
-    return same
+def both_forms_agree(model, batches):
+    """Both decorator forms traced and lowered for the same arguments: the same
+    StableHLO program, character for character (XLA's input: then XLA compiles the
+    same step)? Nothing is compiled."""
+    factory = PIDeepONetFactoryForm(model.config)
+    texts = [type(m).step.trace(m, 0, model.opt_state, *batches).lower().as_text()
+             for m in (model, factory)]
+    if texts[0] != texts[1]:
+        raise DocumentationMismatch("the page says both decorator forms lower to the "
+                                    "same program; their StableHLO differs")
+    return True
 
 
 def no_static_error(model, batches):
@@ -273,37 +289,55 @@ def donation_warning(model, batches, quick=False):
     return f"UserWarning: {messages[0]}", deleted
 
 
+def tiny_checks(functions, draw, quick):
+    """The error and the warning, with the tiny model (batches cut from a draw of
+    `draw` points, already compiled)."""
+    tiny = PIDeepONet(TINY)
+    batches = batches_of(functions, TINY.batch_size, draw)
+    return (no_static_error(tiny, batches), *donation_warning(tiny, batches, quick))
+
+
 def measure(quick: bool) -> Report:
     """Time the PI-DeepONet step jitted and op by op; train briefly; check it."""
     s = settings(quick)
     config = s["config"]
+    start = time.perf_counter()
     train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
     functions = random_functions(train_key, config.n_functions, config.n_sensors)
     model = PIDeepONet(config)
-    first = first_calls(model, functions, config.batch_size, quick)
+    first = first_calls(model, functions, config.batch_size)
+    seconds = {"first_calls": time.perf_counter() - start}
     sizes = sorted({*s["sizes"], config.batch_size})
     models = [(b, model, functions, b) for b in sizes]
     if s["original"]:
         big_config, big_batch = s["original"]
         big_functions = random_functions(train_key, 100, big_config.n_sensors)
         models.append(("original", PIDeepONet(big_config), big_functions, big_batch))
-    measured = all_steps(models, s)
+    # During the warm-up, beside the step's compilations: more work that compiles
+    # (nothing it does is timed). Quick mode compiles the step once only.
+    also = [partial(both_forms_agree, model, first["batches"]),
+            partial(tiny_checks, functions, config.batch_size, quick)]
+    if not quick:
+        also.append(partial(compile_no_ynn, model, first["batches"]))
+    measured, (forms_agree, tiny, *no_ynn), phases = all_steps(models, s, also)
+    seconds.update(phases)
     runs = [measured[b] for b in sizes]
     original = measured.get("original")
     if original:
         original["config"] = vars(big_config)
-
-    forms_agree = both_forms_agree(  # before training moves model.opt_state on
-        model, batches_of(functions, config.batch_size, config.batch_size), quick)
-    tiny = PIDeepONet(TINY)
-    batches = batches_of(functions, TINY.batch_size, config.batch_size)  # a cut
-    no_static = no_static_error(tiny, batches)
-    warning, donated_deleted = donation_warning(tiny, batches, quick)
+    first["no_ynn"] = (executions(no_ynn[0], model.opt_state, first["batches"])
+                       if no_ynn else None)  # timed alone, after the warm-up
+    check_ynn_fusions(first)
+    no_static, warning, donated_deleted = tiny
 
     report = Report()
     report_scaling(report, runs, original, config)
     report_first_call(report, first, runs[sizes.index(config.batch_size)])
+    before_training = time.perf_counter()
     train_and_check(report, model, functions, test_key, loop_key, 10 if quick else 20)
+    seconds["training"] = time.perf_counter() - before_training
+    seconds["total"] = time.perf_counter() - start
+    report_build_time(report, seconds, os.cpu_count())
     report.text.update(
         no_static_error=no_static, donation_warning=warning,
         donated_batches_deleted="not measured in quick mode" if quick

@@ -294,3 +294,15 @@ def report_prediction(report, errors, t, x, predicted, exact):
          "relative L2 error"], rows)
     report.text.update(example=str(example), example_error=f"{errors[example]:.1%}",
                        grid=f"{len(t)} × {len(x)}")
+
+
+def report_build_time(report, seconds, workers):
+    """Where this snippet's own time went: measured, for the page to say."""
+    report.data["seconds"] = seconds
+    report.text["build_time"] = (
+        f"Measuring took {fmt_seconds(seconds['total'])} on this build's machine: "
+        f"{fmt_seconds(seconds['first_calls'])} for the first calls, "
+        f"{fmt_seconds(seconds['warm_up'])} for the warm-up ({workers} calls at a "
+        "time), "
+        f"{fmt_seconds(seconds['samples'])} for the samples and "
+        f"{fmt_seconds(seconds['training'])} for the training run and its check.")
