@@ -60,6 +60,33 @@ def test_batches_of_cuts_and_joins_draws_of_one_size():
         assert (b == a[:10]).all() and (c[:24] == a).all()  # the same first draw
 
 
+def test_time_steps_warms_up_everything_before_the_first_sample():
+    events = []
+
+    def call(name):
+        def run():
+            events.append(name)
+        return run
+
+    timings, compiles, made, also_done, seconds = deeponet_benchmark.time_steps(
+        {"a": call("a"), "b": call("b")}, repeats=3, min_sample_s=0,
+        also=[lambda: events.append("also") or 42])
+    assert also_done == [42]  # what `also` returned, in order
+    assert sorted(events[:3]) == ["a", "also", "b"]  # the warm-up: each once, first
+    assert events[3:] == ["a", "b"] * 4  # then calibration and samples, in turns
+    assert made == {"a": 4, "b": 4} and not compiles
+    assert [len(t.samples) for t in timings.values()] == [3, 3]
+    assert set(seconds) == {"warm_up", "samples"}
+
+
+def test_the_snippet_says_where_its_time_went(built_site):
+    seconds = results()["data"]["seconds"]
+    parts = ("first_calls", "warm_up", "samples", "training")
+    assert set(seconds) == {*parts, "total"}
+    assert sum(seconds[k] for k in parts) <= seconds["total"]  # the rest: small steps
+    assert results()["text"]["build_time"].startswith("Measuring took ")
+
+
 def test_jitted_and_unjitted_steps_give_the_same_parameters(built_site):
     agreement = results()["data"]["agreement"]  # one step of each, from the same state
     assert agreement["max_step"] > 1e-4  # the step did move the parameters
