@@ -110,9 +110,11 @@ def time_steps(calls, repeats=5, min_sample_s=0.02, also=()):
         return run
 
     start = time.perf_counter()
-    with ThreadPoolExecutor(os.cpu_count()) as pool:  # warm-up: compiles the step,
-        warm = [pool.submit(c) for c in [*also, *reversed(calls.values())]]  # and each
-        done = [future.result() for future in warm]  # primitive op by op, per shape
+    # Warm-up: one call of each compiles the step and, run op by op, each primitive
+    # for these shapes. Mostly compiling: one call per core, the largest sizes first.
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        warm = [pool.submit(call) for call in [*also, *reversed(calls.values())]]
+        done = [future.result() for future in warm]
     warm_up_s = time.perf_counter() - start
     with count_compilations() as compiles:
         timings = time_calls({key: counted(key, call) for key, call in calls.items()},
