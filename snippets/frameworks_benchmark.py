@@ -288,6 +288,9 @@ def setup_table(report, results, quick):
     report.text["torch_compile_backend"] = (
         "aot_eager (quick mode: no C++ generated)" if quick
         else "inductor (the default: generated C++)")
+    report.text["xla_options"] = (  # text.xla_options: what quick mode changes in XLA
+        f"{QUICK_XLA_FLAGS} (quick mode: fewer optimizations, shorter compiles)"
+        if quick else "its default options")
 
 
 def figure(results, rows, n) -> Figure:

@@ -226,10 +226,12 @@ def main():
     PHASES["total"] = [time.perf_counter() - _start, time.process_time()]
     (args.folder / f"{name}.json").write_text(json.dumps(result))
     np.savez(args.folder / f"{name}.npz", **params_out)
+    pool = sys.modules.get("torch._inductor.async_compile")
+    if pool is not None:  # TorchInductor's compile workers: stopped, not orphaned
+        pool.shutdown_compile_workers()
     sys.stdout.flush()
     sys.stderr.flush()
-    if name != "torch":  # results written: skip the framework's teardown (seconds)
-        os._exit(0)  # torch: its exit stops TorchInductor's compile workers
+    os._exit(0)  # results written: skip the framework's teardown (up to a second)
 
 
 if __name__ == "__main__":
