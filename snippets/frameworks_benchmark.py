@@ -31,27 +31,26 @@ FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
 TITLES = {"numpy": "NumPy", "numba": "Numba", "torch": "PyTorch",
           "tensorflow": "TensorFlow", "jax": "JAX"}
 # Quick mode: one hidden layer of 8, so that the first calls (compiles) stay short,
-# and XLA in the JAX worker without its optimization passes.
+# and XLA (this process, the JAX worker) without its optimization passes.
 QUICK = replace(SMALL, width=8, depth=1, latent=8, batch_size=32)
+ENVIRON = dict(os.environ)  # the workers' start, without quick mode's XLA_FLAGS
 QUICK_XLA_FLAGS = ("--xla_backend_optimization_level=0 "
                    "--xla_llvm_disable_expensive_passes=true")
+QUICK_XLA_ENV = f"{ENVIRON.get('XLA_FLAGS', '')} {QUICK_XLA_FLAGS}".strip()
 SELU_TOLERANCE = 1e-5  # largest |difference| to jax.jit's SELU (outputs reach about 5)
 LOSS_TOLERANCE = 1e-4  # relative, on each of the first steps' losses
 PARAM_TOLERANCE = 1e-5  # absolute, on every weight: 1/300 of one Adam step (3e-3)
 SLUGS = {"NumPy": "numpy", "@njit": "njit", "@njit(parallel=True)": "njit_parallel",
          "eager": "eager", "torch.compile": "compile", "tf.function": "function",
          "tf.function(jit_compile=True)": "xla", "jax.jit": "jit"}
-
-
-PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_", "numpy": "",
-          "numba": ""}
+PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_"}  # NumPy, Numba: none
 
 
 def slug(name, label):
     """A variant's name in text keys (text.pi.tf_xla.first): numpy, njit,
     njit_parallel, torch_eager, torch_compile, tf_eager, tf_function, tf_xla,
     jax_eager, jax_jit."""
-    return PREFIX[name] + SLUGS[label]
+    return PREFIX.get(name, "") + SLUGS[label]
 
 
 def prepare(folder, quick):
@@ -77,27 +76,29 @@ def run_worker(name, folder, quick):
     """One framework in a new process, with fresh caches; failing fails the build."""
     caches = Path(tempfile.mkdtemp(prefix=f"cache-{name}-", dir=folder))
     threads = str(len(os.sched_getaffinity(0)))
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(caches / "inductor"),
-           "NUMBA_CACHE_DIR": str(caches / "numba"), "OMP_NUM_THREADS": threads,
-           "NUMBA_NUM_THREADS": threads, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    # TMPDIR: TorchInductor keeps its precompiled C++ headers for later processes in
+    # the temporary folder, outside its cache folder: they start cold here too
+    env = {**ENVIRON, "TMPDIR": str(caches), "NUMBA_CACHE_DIR": str(caches / "numba"),
+           "TORCHINDUCTOR_CACHE_DIR": str(caches / "inductor"), "OMP_NUM_THREADS":
+           threads, "NUMBA_NUM_THREADS": threads, "TF_CPP_MIN_LOG_LEVEL": "2"}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)  # JAX: no persistent cache
     if quick and name == "jax":  # compiles in half the time; the pages say so
-        env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {QUICK_XLA_FLAGS}".strip()
+        env["XLA_FLAGS"] = QUICK_XLA_ENV
     cmd = [sys.executable, str(Path(worker.__file__)), name, str(folder), "--threads",
            threads] + (["--quick"] if quick else [])
     start, cpu = time.perf_counter(), cpu_seconds()
     # subprocess.run keeps the worker in this process group: it dies with the build
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s "
-          f"({cpu:.1f} s of CPU)", file=sys.stderr)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.splitlines()[-15:])
         raise SystemExit(f"frameworks_benchmark: {TITLES[name]} failed "
                          f"(exit {done.returncode}):\n{tail}")
     result = json.loads((folder / f"{name}.json").read_text())
-    print("  " + "; ".join(f"{phase} {wall:.1f} s ({cpu:.1f} s CPU)" for phase, (
-        wall, cpu) in result["phases"].items() if wall >= 0.05), file=sys.stderr)
+    phases = "; ".join(f"{k} {s:.1f} s ({c:.1f} s CPU)" for k, (s, c)
+                       in result["phases"].items() if s >= 0.05)  # the worker's own
+    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s ({cpu:.1f} s "
+          f"of CPU): {phases}", file=sys.stderr)
     return result, dict(np.load(folder / f"{name}.npz"))
 
 
@@ -130,7 +131,7 @@ def check_agreement(results, params):
                          "\n".join(problems))
 
 
-def timing(d):
+def timing(d):  # a Timing from its as_dict()
     return Timing(d["samples"], d["number"])
 
 
@@ -289,7 +290,8 @@ def setup_table(report, results, quick):
         "aot_eager (quick mode: no C++ generated)" if quick
         else "inductor (the default: generated C++)")
     report.text["xla_options"] = (  # text.xla_options: what quick mode changes in XLA
-        f"{QUICK_XLA_FLAGS} (quick mode: fewer optimizations, shorter compiles)"
+        f"{QUICK_XLA_FLAGS} (quick mode: fewer optimizations, shorter compiles; "
+        "the inputs were prepared so too)"
         if quick else "its default options")
 
 
@@ -343,4 +345,6 @@ def figure(results, rows, n) -> Figure:
 
 
 if __name__ == "__main__":
+    if "--quick" in sys.argv[1:]:  # before main() starts JAX: the inputs' compiles too
+        os.environ["XLA_FLAGS"] = QUICK_XLA_ENV
     main(measure)
