@@ -82,7 +82,7 @@ def run_worker(name, folder, quick):
            "TORCHINDUCTOR_CACHE_DIR": str(caches / "inductor"), "OMP_NUM_THREADS":
            threads, "NUMBA_NUM_THREADS": threads, "TF_CPP_MIN_LOG_LEVEL": "2"}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)  # JAX: no persistent cache
-    if quick and name == "jax":  # compiles in half the time; the pages say so
+    if quick and name == "jax":  # shorter compiles; the pages say so (xla_options)
         env["XLA_FLAGS"] = QUICK_XLA_ENV
     cmd = [sys.executable, str(Path(worker.__file__)), name, str(folder), "--threads",
            threads] + (["--quick"] if quick else [])
@@ -95,6 +95,7 @@ def run_worker(name, folder, quick):
         raise SystemExit(f"frameworks_benchmark: {TITLES[name]} failed "
                          f"(exit {done.returncode}):\n{tail}")
     result = json.loads((folder / f"{name}.json").read_text())
+    result["process"] = {"seconds": seconds, "cpu": cpu}  # the setup table shows it
     phases = "; ".join(f"{k} {s:.1f} s ({c:.1f} s CPU)" for k, (s, c)
                        in result["phases"].items() if s >= 0.05)  # the worker's own
     print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s ({cpu:.1f} s "
@@ -137,14 +138,17 @@ def timing(d):  # a Timing from its as_dict()
 
 def measure(quick: bool) -> Report:
     """Run every framework in its own process; check agreement; tabulate."""
+    start, cpu = time.perf_counter(), time.process_time() + cpu_seconds()
     with tempfile.TemporaryDirectory(prefix="frameworks-") as tmp:
         folder = Path(tmp)
         prepare(folder, quick)
         runs = {name: run_worker(name, folder, quick) for name in FRAMEWORKS}
+    took = {"seconds": time.perf_counter() - start,  # inputs and every process
+            "cpu": time.process_time() + cpu_seconds() - cpu}
     results = {name: r for name, (r, _) in runs.items()}
     check_agreement(results, {name: p for name, (_, p) in runs.items()})
     report = Report()
-    report.data = {"results": results, "sizes": worker.sizes(quick),
+    report.data = {"results": results, "sizes": worker.sizes(quick), "took": took,
                    "tolerances": {"selu": SELU_TOLERANCE, "loss": LOSS_TOLERANCE,
                                   "params": PARAM_TOLERANCE}}
     rows = [(name, label) for name in FRAMEWORKS for label in results[name]["selu"]]
@@ -152,7 +156,7 @@ def measure(quick: bool) -> Report:
              if label in results[name]["steps"].get("data", {})]
     selu_tables(report, results, rows, worker.sizes(quick))
     step_tables(report, results, steps, quick)
-    setup_table(report, results, quick)
+    setup_table(report, results, quick, took)
     report.figures["overview"] = figure(results, rows, worker.sizes(quick)[-1])
     report.tables["overview"] = overview_table(results, rows, worker.sizes(quick)[-1])
     return report
@@ -270,7 +274,12 @@ def step_tables(report, results, steps, quick):
         fastest[key] = title(*best) if best else worker.SKIPPED
 
 
-def setup_table(report, results, quick):
+def took_text(took):
+    """Wall time, with the CPU time (all threads and child processes) beside it."""
+    return f"{fmt_seconds(took['seconds'])} ({fmt_seconds(took['cpu'])} CPU)"
+
+
+def setup_table(report, results, quick, took):
     table = []
     for name in FRAMEWORKS:
         r = results[name]
@@ -279,19 +288,22 @@ def setup_table(report, results, quick):
             f"intra-op {th['intra_op']}" if th.get("intra_op") else None,
             f"inter-op {th['inter_op']}" if th.get("inter_op") else None,
             f"layer {th['layer']}" if th.get("layer") else None, th.get("note")]))
-        table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads])
+        table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads,
+                      took_text(r["process"])])
         report.text.setdefault("imports", {})[name] = fmt_seconds(r["import_s"])
+        report.text.setdefault("process", {})[name] = took_text(r["process"])
         report.text.setdefault("version", {})[name] = r["version"]
     report.tables["setup"] = markdown_table(
-        ["framework", "version", "import", "threads"], table)
+        ["framework", "version", "import", "threads", "whole process"], table)
+    report.text["took"] = took_text(took)  # text.took: inputs and every process
     report.text["versions"] = " · ".join(f"{TITLES[n]} {results[n]['version']}"
                                          for n in FRAMEWORKS)
     report.text["torch_compile_backend"] = (
         "aot_eager (quick mode: no C++ generated)" if quick
         else "inductor (the default: generated C++)")
     report.text["xla_options"] = (  # text.xla_options: what quick mode changes in XLA
-        f"{QUICK_XLA_FLAGS} (quick mode: fewer optimizations, shorter compiles; "
-        "the inputs were prepared so too)"
+        f"{QUICK_XLA_FLAGS} (quick mode: XLA's backend optimizations off; the inputs "
+        "were prepared so too)"
         if quick else "its default options")
 
 

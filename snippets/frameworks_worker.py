@@ -97,10 +97,11 @@ def selu_builder(name, quick):
 
 
 def measure_selu(name, folder, quick):
-    convert, variants = selu_builder(name, quick)
-    reference = np.load(folder / "reference.npz")
-    ns = sizes(quick)
-    inputs = {n: convert(selu_input(n)) for n in ns}
+    with phase("selu setup"):  # torch.compile's first use imports TorchDynamo
+        convert, variants = selu_builder(name, quick)
+        reference = np.load(folder / "reference.npz")
+        ns = sizes(quick)
+        inputs = {n: convert(selu_input(n)) for n in ns}
     result = {label: {"first": None, "max_diff": {}} for label in variants}
     for label, selu in variants.items():  # first calls, at the headline size, cold
         with phase(f"selu first {label}"):
@@ -146,12 +147,14 @@ def step_builders(name, problem, quick):
 
 
 def measure_steps(name, folder, quick, params_out):
-    problem = dict(np.load(folder / "problem.npz"))
-    problem = {**json.loads((folder / "problem.json").read_text()),
-               "params": [problem[f"p{i}"] for i in range(len(problem) - 7)],
-               "batch": [problem[f"b{i}"] for i in range(7)]}
+    with phase("step setup"):
+        problem = dict(np.load(folder / "problem.npz"))
+        problem = {**json.loads((folder / "problem.json").read_text()),
+                   "params": [problem[f"p{i}"] for i in range(len(problem) - 7)],
+                   "batch": [problem[f"b{i}"] for i in range(7)]}
+        builders = step_builders(name, problem, quick)
     result, runs = {}, {}
-    for (kind, label), build in step_builders(name, problem, quick).items():
+    for (kind, label), build in builders.items():
         entry = result.setdefault(kind, {}).setdefault(label, {})
         if quick and ((kind, label) not in QUICK_STEPS
                       or (name, label) == ("jax", "eager")):
