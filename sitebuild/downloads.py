@@ -202,10 +202,26 @@ def on_page_content(html, page, config, files):
 
 
 
+_GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
+
+
+def colab_url(repo_url: str | None, edit_uri: str | None, name: str) -> str | None:
+    """Colab's address for notebooks/<name>.ipynb, committed unexecuted beside its template
+    (sitebuild/notebooks.py --for-colab): Colab opens notebooks from GitHub only."""
+    github = _GITHUB.match(repo_url or "")
+    parts = (edit_uri or "").strip("/").split("/")  # "edit/main/docs/": branch "main"
+    if not github or len(parts) < 2:
+        return None
+    return f"https://colab.research.google.com/github/{github.group(1)}/blob/{parts[1]}/notebooks/{name}.ipynb"
+
+
 def on_page_context(context, page, config, nav):
-    """A notebook page's source is its template under notebooks/, not a file in docs/."""
-    if config.repo_url and config.edit_uri and page.edit_url and page.file.src_uri.endswith(".ipynb"):
-        root = posixpath.dirname(config.edit_uri.rstrip("/"))  # "edit/main/docs/" -> "edit/main"
-        page.edit_url = (f"{config.repo_url.rstrip('/')}/{root}/notebooks/"
-                         f"{Path(page.file.src_uri).stem}.py")
+    """A notebook page's source is its template under notebooks/, not a file in docs/;
+    with a GitHub repository configured, it also opens in Colab (overrides/main.html)."""
+    if page.file.src_uri.endswith(".ipynb"):
+        name = Path(page.file.src_uri).stem
+        page.colab_url = colab_url(config.repo_url, config.edit_uri, name)
+        if config.repo_url and config.edit_uri and page.edit_url:
+            root = posixpath.dirname(config.edit_uri.rstrip("/"))  # "edit/main/docs/" -> "edit/main"
+            page.edit_url = f"{config.repo_url.rstrip('/')}/{root}/notebooks/{name}.py"
     return context

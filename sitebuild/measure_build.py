@@ -1,7 +1,8 @@
 """What building this site costs, and how heavy and how wordy its pages are.
 
 On a copy of the project (your .cache/ and site/ stay as they are) it times a cold `mkdocs build --strict`, the
-same build again and `mkdocs serve` reloading after edits of docs/selu.md, weighs each page and counts its words;
+same build again and `mkdocs serve` reloading after edits of docs/selu.md, weighs each page, counts its words and
+runs Lighthouse's performance audit on it;
 --twice builds cold again and compares the two sites. It writes sitebuild/build-figures.md (included by
 docs/how-this-site-is-built.md). --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
 """
@@ -128,6 +129,18 @@ def page_weights(site: Path) -> tuple[list[dict], int]:
     return rows, sum((site / f).stat().st_size for f in shared)
 
 
+def lighthouse_performance(site: Path) -> dict[str, str]:
+    """Each page's Lighthouse performance score and total blocking time (mobile emulation,
+    one Chromium at a time); a timing, so it moves with the machine, never a test."""
+    import audit_pages
+    try:
+        audits = audit_pages.audit(site, performance_pages=1_000, processes=1)
+    except audit_pages.ToolMissing as missing:
+        return {"(all)": f"not measured: {missing}"}
+    return {a.page or "(home)": f"{a.scores['performance'] * 100:.0f} (TBT {a.metrics['total_blocking_time_ms']:.0f} ms)"
+            for a in audits if a.scores.get("performance") is not None}
+
+
 def _normalized(path: Path) -> str:
     data = path.read_bytes()
     text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8", "replace")
@@ -196,12 +209,17 @@ def render_report(m: dict) -> str:
     lines += ["", f"<small class=\"stamp\">{m['stamp']}</small>", "", "### Pages", "",
               "Each page's HTML plus its own figures, as sent and gzipped, and its words: article text outside code, "
               f"tables, figures and navigation. The shared stylesheets, scripts and icons ({_kb(m['shared'])}) "
-              "come once, then from the browser's cache.", "",
-              "| page | HTML | own figures | gzipped | words |", "|---|---|---|---|---|"]
+              "come once, then from the browser's cache. Lighthouse: its performance score and total blocking "
+              "time, in its default mobile emulation (`python sitebuild/audit_pages.py site --performance-pages 99`).",
+              "", "| page | HTML | own figures | gzipped | words | Lighthouse |", "|---|---|---|---|---|---|"]
+    perf = m.get("lighthouse", {})
     lines += [f"| {r['page']} | {_kb(r['html'])} | "
               + (f"{r['figures']}: {_kb(r['figure_bytes'])}" if r["figures"] else "none")
-              + f" | {_kb(r['gzipped'])} | {r['words']:,} |" for r in weights]
-    lines.append(f"| all pages | | | | {sum(r['words'] for r in weights):,} |")
+              + f" | {_kb(r['gzipped'])} | {r['words']:,} | {perf.get(r['page'], '')} |" for r in weights]
+    lines.append(f"| all pages | | | | {sum(r['words'] for r in weights):,} | |")
+    korean = [f"{page[3:] or '(home)'} {score}" for page, score in perf.items() if page.startswith("ko/")]
+    lines += ["", "Lighthouse on the Korean pages: " + "; ".join(korean) + "."] if korean else []
+    lines += ["", f"Lighthouse: {perf['(all)']}."] if "(all)" in perf else []
     if "compare" in m:
         c = m["compare"]
         lines += ["", "### Two cold builds compared", "",
@@ -225,6 +243,8 @@ def measure(quick: bool, work: Path, twice: bool, chapter_name: str = "docs/selu
     m.update(snippets=snippet_seconds(measured, start), warm=build(project, work / "site-warm", quick),
              reloads=serve_reloads(project, project / chapter_name, quick))
     m["weights"], m["shared"] = page_weights(work / "site-a")
+    print("Lighthouse on every page ...", flush=True)
+    m["lighthouse"] = lighthouse_performance(work / "site-a")
     if twice:
         print("a second cold build ...", flush=True)
         shutil.rmtree(project / ".cache")

@@ -30,25 +30,27 @@ from selu import selu_jit
 FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
 TITLES = {"numpy": "NumPy", "numba": "Numba", "torch": "PyTorch",
           "tensorflow": "TensorFlow", "jax": "JAX"}
-# Quick mode: one hidden layer of 8, so that the first calls (compiles) stay short.
+# Quick mode: one hidden layer of 8, so that the first calls (compiles) stay short,
+# and XLA (this process, the JAX worker) without its optimization passes.
 QUICK = replace(SMALL, width=8, depth=1, latent=8, batch_size=32)
+ENVIRON = dict(os.environ)  # the workers' start, without quick mode's XLA_FLAGS
+QUICK_XLA_FLAGS = ("--xla_backend_optimization_level=0 "
+                   "--xla_llvm_disable_expensive_passes=true")
+QUICK_XLA_ENV = f"{ENVIRON.get('XLA_FLAGS', '')} {QUICK_XLA_FLAGS}".strip()
 SELU_TOLERANCE = 1e-5  # largest |difference| to jax.jit's SELU (outputs reach about 5)
 LOSS_TOLERANCE = 1e-4  # relative, on each of the first steps' losses
 PARAM_TOLERANCE = 1e-5  # absolute, on every weight: 1/300 of one Adam step (3e-3)
 SLUGS = {"NumPy": "numpy", "@njit": "njit", "@njit(parallel=True)": "njit_parallel",
          "eager": "eager", "torch.compile": "compile", "tf.function": "function",
          "tf.function(jit_compile=True)": "xla", "jax.jit": "jit"}
-
-
-PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_", "numpy": "",
-          "numba": ""}
+PREFIX = {"torch": "torch_", "tensorflow": "tf_", "jax": "jax_"}  # NumPy, Numba: none
 
 
 def slug(name, label):
     """A variant's name in text keys (text.pi.tf_xla.first): numpy, njit,
     njit_parallel, torch_eager, torch_compile, tf_eager, tf_function, tf_xla,
     jax_eager, jax_jit."""
-    return PREFIX[name] + SLUGS[label]
+    return PREFIX.get(name, "") + SLUGS[label]
 
 
 def prepare(folder, quick):
@@ -74,23 +76,30 @@ def run_worker(name, folder, quick):
     """One framework in a new process, with fresh caches; failing fails the build."""
     caches = Path(tempfile.mkdtemp(prefix=f"cache-{name}-", dir=folder))
     threads = str(len(os.sched_getaffinity(0)))
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(caches / "inductor"),
-           "NUMBA_CACHE_DIR": str(caches / "numba"), "OMP_NUM_THREADS": threads,
-           "NUMBA_NUM_THREADS": threads, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    # TMPDIR: TorchInductor keeps its precompiled C++ headers for later processes in
+    # the temporary folder, outside its cache folder: they start cold here too
+    env = {**ENVIRON, "TMPDIR": str(caches), "NUMBA_CACHE_DIR": str(caches / "numba"),
+           "TORCHINDUCTOR_CACHE_DIR": str(caches / "inductor"), "OMP_NUM_THREADS":
+           threads, "NUMBA_NUM_THREADS": threads, "TF_CPP_MIN_LOG_LEVEL": "2"}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)  # JAX: no persistent cache
+    if quick and name == "jax":  # shorter compiles; the pages say so (xla_options)
+        env["XLA_FLAGS"] = QUICK_XLA_ENV
     cmd = [sys.executable, str(Path(worker.__file__)), name, str(folder), "--threads",
            threads] + (["--quick"] if quick else [])
     start, cpu = time.perf_counter(), cpu_seconds()
     # subprocess.run keeps the worker in this process group: it dies with the build
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s "
-          f"({cpu:.1f} s of CPU)", file=sys.stderr)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.splitlines()[-15:])
         raise SystemExit(f"frameworks_benchmark: {TITLES[name]} failed "
                          f"(exit {done.returncode}):\n{tail}")
     result = json.loads((folder / f"{name}.json").read_text())
+    result["process"] = {"seconds": seconds, "cpu": cpu}  # the setup table shows it
+    phases = "; ".join(f"{k} {s:.1f} s ({c:.1f} s CPU)" for k, (s, c)
+                       in result["phases"].items() if s >= 0.05)  # the worker's own
+    print(f"frameworks_benchmark: {TITLES[name]} took {seconds:.1f} s ({cpu:.1f} s "
+          f"of CPU): {phases}", file=sys.stderr)
     return result, dict(np.load(folder / f"{name}.npz"))
 
 
@@ -123,20 +132,23 @@ def check_agreement(results, params):
                          "\n".join(problems))
 
 
-def timing(d):
+def timing(d):  # a Timing from its as_dict()
     return Timing(d["samples"], d["number"])
 
 
 def measure(quick: bool) -> Report:
     """Run every framework in its own process; check agreement; tabulate."""
+    start, cpu = time.perf_counter(), time.process_time() + cpu_seconds()
     with tempfile.TemporaryDirectory(prefix="frameworks-") as tmp:
         folder = Path(tmp)
         prepare(folder, quick)
         runs = {name: run_worker(name, folder, quick) for name in FRAMEWORKS}
+    took = {"seconds": time.perf_counter() - start,  # inputs and every process
+            "cpu": time.process_time() + cpu_seconds() - cpu}
     results = {name: r for name, (r, _) in runs.items()}
     check_agreement(results, {name: p for name, (_, p) in runs.items()})
     report = Report()
-    report.data = {"results": results, "sizes": worker.sizes(quick),
+    report.data = {"results": results, "sizes": worker.sizes(quick), "took": took,
                    "tolerances": {"selu": SELU_TOLERANCE, "loss": LOSS_TOLERANCE,
                                   "params": PARAM_TOLERANCE}}
     rows = [(name, label) for name in FRAMEWORKS for label in results[name]["selu"]]
@@ -144,7 +156,7 @@ def measure(quick: bool) -> Report:
              if label in results[name]["steps"].get("data", {})]
     selu_tables(report, results, rows, worker.sizes(quick))
     step_tables(report, results, steps, quick)
-    setup_table(report, results, quick)
+    setup_table(report, results, quick, took)
     report.figures["overview"] = figure(results, rows, worker.sizes(quick)[-1])
     report.tables["overview"] = overview_table(results, rows, worker.sizes(quick)[-1])
     return report
@@ -262,7 +274,12 @@ def step_tables(report, results, steps, quick):
         fastest[key] = title(*best) if best else worker.SKIPPED
 
 
-def setup_table(report, results, quick):
+def took_text(took):
+    """Wall time, with the CPU time (all threads and child processes) beside it."""
+    return f"{fmt_seconds(took['seconds'])} ({fmt_seconds(took['cpu'])} CPU)"
+
+
+def setup_table(report, results, quick, took):
     table = []
     for name in FRAMEWORKS:
         r = results[name]
@@ -271,16 +288,23 @@ def setup_table(report, results, quick):
             f"intra-op {th['intra_op']}" if th.get("intra_op") else None,
             f"inter-op {th['inter_op']}" if th.get("inter_op") else None,
             f"layer {th['layer']}" if th.get("layer") else None, th.get("note")]))
-        table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads])
+        table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads,
+                      took_text(r["process"])])
         report.text.setdefault("imports", {})[name] = fmt_seconds(r["import_s"])
+        report.text.setdefault("process", {})[name] = took_text(r["process"])
         report.text.setdefault("version", {})[name] = r["version"]
     report.tables["setup"] = markdown_table(
-        ["framework", "version", "import", "threads"], table)
+        ["framework", "version", "import", "threads", "whole process"], table)
+    report.text["took"] = took_text(took)  # text.took: inputs and every process
     report.text["versions"] = " · ".join(f"{TITLES[n]} {results[n]['version']}"
                                          for n in FRAMEWORKS)
     report.text["torch_compile_backend"] = (
         "aot_eager (quick mode: no C++ generated)" if quick
         else "inductor (the default: generated C++)")
+    report.text["xla_options"] = (  # text.xla_options: what quick mode changes in XLA
+        f"{QUICK_XLA_FLAGS} (quick mode: XLA's backend optimizations off; the inputs "
+        "were prepared so too)"
+        if quick else "its default options")
 
 
 def figure(results, rows, n) -> Figure:
@@ -333,4 +357,6 @@ def figure(results, rows, n) -> Figure:
 
 
 if __name__ == "__main__":
+    if "--quick" in sys.argv[1:]:  # before main() starts JAX: the inputs' compiles too
+        os.environ["XLA_FLAGS"] = QUICK_XLA_ENV
     main(measure)

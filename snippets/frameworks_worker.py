@@ -15,9 +15,11 @@ import numpy as np  # noqa: E402  (timed: NumPy's own import)
 NUMPY_IMPORT_S = time.perf_counter() - _start
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import importlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import frameworks as fw  # noqa: E402
@@ -35,6 +37,19 @@ EXPECTED_FAILURES = {("torch", "physics", "torch.compile")}
 # take seconds each to start; the tables say so in their place.
 QUICK_STEPS = {("physics", "eager"), ("physics", "jax.jit")}
 SKIPPED = "not measured in quick mode"
+PHASES = {}  # phase -> [wall s, CPU s]: where the worker's time goes (the time budget)
+
+
+@contextlib.contextmanager
+def phase(name):
+    """Add the wall and CPU seconds (all threads) of the block to PHASES[name]."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        spent = PHASES.setdefault(name, [0.0, 0.0])
+        spent[0] += time.perf_counter() - wall
+        spent[1] += time.process_time() - cpu
 
 
 def sizes(quick):
@@ -82,23 +97,28 @@ def selu_builder(name, quick):
 
 
 def measure_selu(name, folder, quick):
-    convert, variants = selu_builder(name, quick)
-    reference = np.load(folder / "reference.npz")
-    ns = sizes(quick)
-    inputs = {n: convert(selu_input(n)) for n in ns}
+    with phase("selu setup"):  # torch.compile's first use imports TorchDynamo
+        convert, variants = selu_builder(name, quick)
+        reference = np.load(folder / "reference.npz")
+        ns = sizes(quick)
+        inputs = {n: convert(selu_input(n)) for n in ns}
     result = {label: {"first": None, "max_diff": {}} for label in variants}
     for label, selu in variants.items():  # first calls, at the headline size, cold
-        result[label]["first"], _ = stopwatch(lambda f=selu: f(inputs[ns[-1]]))
+        with phase(f"selu first {label}"):
+            result[label]["first"], _ = stopwatch(lambda f=selu: f(inputs[ns[-1]]))
     for label, selu in variants.items():
-        for n in ns:
-            out = np.asarray(selu(inputs[n]))
-            diff = np.abs(out - reference[str(n)]).max()
-            result[label]["max_diff"][str(n)] = float(diff)
+        with phase("selu agreement"):
+            for n in ns:
+                out = np.asarray(selu(inputs[n]))
+                diff = np.abs(out - reference[str(n)]).max()
+                result[label]["max_diff"][str(n)] = float(diff)
     calls = {(label, n): (lambda f=selu, x=inputs[n]: f(x))
              for label, selu in variants.items() for n in ns}
-    # quick: the calls above were the warm-up
-    repeats, warmup, min_sample = (3, 0, 0.001) if quick else (15, 2, 0.01)
-    timed = time_calls(calls, repeats=repeats, warmup=warmup, min_sample_s=min_sample)
+    # the calls above were the warm-up; full size: 7 to 15 rounds, until spreads settle
+    repeats, least, min_sample = (3, None, 0.001) if quick else (15, 7, 0.01)
+    with phase("selu repeats"):
+        timed = time_calls(calls, repeats=repeats, warmup=0, min_sample_s=min_sample,
+                           min_repeats=least)
     for (label, n), timing in timed.items():
         result[label].setdefault("timing", {})[str(n)] = timing.as_dict()
     return result
@@ -127,30 +147,36 @@ def step_builders(name, problem, quick):
 
 
 def measure_steps(name, folder, quick, params_out):
-    problem = dict(np.load(folder / "problem.npz"))
-    problem = {**json.loads((folder / "problem.json").read_text()),
-               "params": [problem[f"p{i}"] for i in range(len(problem) - 7)],
-               "batch": [problem[f"b{i}"] for i in range(7)]}
+    with phase("step setup"):
+        problem = dict(np.load(folder / "problem.npz"))
+        problem = {**json.loads((folder / "problem.json").read_text()),
+                   "params": [problem[f"p{i}"] for i in range(len(problem) - 7)],
+                   "batch": [problem[f"b{i}"] for i in range(7)]}
+        builders = step_builders(name, problem, quick)
     result, runs = {}, {}
-    for (kind, label), build in step_builders(name, problem, quick).items():
+    for (kind, label), build in builders.items():
         entry = result.setdefault(kind, {}).setdefault(label, {})
         if quick and ((kind, label) not in QUICK_STEPS
                       or (name, label) == ("jax", "eager")):
             entry["skipped"] = SKIPPED
             continue
         try:
-            run, params = build()
-            entry["first"], loss = stopwatch(run)  # cold: the first step compiles
+            with phase(f"step first {kind} {label}"):
+                run, params = build()
+                entry["first"], loss = stopwatch(run)  # cold: the first step compiles
         except Exception as error:  # shown when expected, else check_expected fails
             entry["error"] = f"{type(error).__name__}: {error}".strip()
             continue
-        entry["losses"] = [loss] + [run() for _ in range(AGREEMENT_STEPS - 1)]
+        with phase("step agreement"):
+            entry["losses"] = [loss] + [run() for _ in range(AGREEMENT_STEPS - 1)]
         for i, array in enumerate(params()):
             params_out[f"{kind}|{label}|{i}"] = np.array(array)  # a copy: steps go on
         runs[kind, label] = run
-    # quick: the agreement steps above were the warm-up
-    repeats, warmup, min_sample = (3, 0, 0.001) if quick else (7, 1, 0.01)
-    timed = time_calls(runs, repeats=repeats, warmup=warmup, min_sample_s=min_sample)
+    # the agreement steps above were the warm-up; full size: 5 to 7 rounds
+    repeats, least, min_sample = (3, None, 0.001) if quick else (7, 5, 0.01)
+    with phase("step repeats"):
+        timed = time_calls(runs, repeats=repeats, warmup=0, min_sample_s=min_sample,
+                           min_repeats=least)
     for (kind, label), timing in timed.items():
         result[kind][label]["timing"] = timing.as_dict()
     return result
@@ -181,10 +207,14 @@ def main():
         print("frameworks_benchmark.py runs this worker once per framework; run that.")
         return
     name = args.framework
+    for other in set(MODULES.values()) - {"numpy", MODULES[name]}:
+        sys.modules[other] = None  # import fails: TensorFlow's would load JAX (TFLite)
     start = time.perf_counter()
-    module = importlib.import_module(MODULES[name])
+    with phase("import"):
+        module = importlib.import_module(MODULES[name])
     import_s = NUMPY_IMPORT_S if name == "numpy" else time.perf_counter() - start
-    threads = set_threads(name, args.threads)
+    with phase("threads"):
+        threads = set_threads(name, args.threads)
     seconds, selu = stopwatch(lambda: measure_selu(name, args.folder, args.quick))
     params_out = {}
     seconds_steps, steps = stopwatch(
@@ -194,9 +224,17 @@ def main():
         threads["layer"] = module.threading_layer()
     result = {"version": module.__version__, "import_s": import_s, "threads": threads,
               "selu": selu, "steps": steps,
-              "seconds": {"selu": seconds, "steps": seconds_steps}}  # the time budget
+              "seconds": {"selu": seconds, "steps": seconds_steps},  # the time budget
+              "phases": PHASES}
+    PHASES["total"] = [time.perf_counter() - _start, time.process_time()]
     (args.folder / f"{name}.json").write_text(json.dumps(result))
     np.savez(args.folder / f"{name}.npz", **params_out)
+    pool = sys.modules.get("torch._inductor.async_compile")
+    if pool is not None:  # TorchInductor's compile workers: stopped, not orphaned
+        pool.shutdown_compile_workers()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # results written: skip the framework's teardown (up to a second)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ def time_call(fn: Callable[[], Any], *, repeats: int = 15, warmup: int = 2,
 
 
 def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15,
-               warmup: int = 2, min_sample_s: float = 0.01) -> dict[Any, Timing]:
+               warmup: int = 2, min_sample_s: float = 0.01,
+               min_repeats: int | None = None) -> dict[Any, Timing]:
     """Time several functions together; each must block until its result is ready.
 
     Warm-up calls (compilation, caches, page faults of the first allocation) are run
@@ -83,6 +84,10 @@ def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15,
     function, then the next round. Every timing's samples so span the same stretch of
     time, so a slow spell of a shared machine widens every spread it touches instead of
     shifting one timing alone, and ratios compare calls measured side by side.
+
+    With `min_repeats` (at least 3), sampling may stop early: after the first round
+    from `min_repeats` on that moved no timing's quartiles by more than SETTLED of its
+    median (every spread has settled; a noisy one keeps sampling, up to `repeats`).
     """
     numbers = {}
     for key, fn in calls.items():
@@ -98,14 +103,27 @@ def time_calls(calls: dict[Any, Callable[[], Any]], *, repeats: int = 15,
             number *= 2
         numbers[key] = number
     samples: dict[Any, list[float]] = {key: [] for key in calls}
-    for _ in range(repeats):
+    for done in range(1, repeats + 1):
         for key, fn in calls.items():
             number = numbers[key]
             start = time.perf_counter()
             for _ in range(number):
                 fn()
             samples[key].append((time.perf_counter() - start) / number)
+        if min_repeats is not None and done >= max(min_repeats, 3) and all(
+                _settled(s) for s in samples.values()):
+            break
     return {key: Timing(samples[key], numbers[key]) for key in calls}
+
+
+SETTLED = 0.05  # time_calls(min_repeats=...): the last sample moved no quartile more
+
+
+def _settled(samples: list[float]) -> bool:
+    """Whether the last sample moved each quartile by at most SETTLED of the median."""
+    now, before = Timing(samples, 1), Timing(samples[:-1], 1)
+    return all(abs(a - b) <= SETTLED * now.median
+               for a, b in zip(now.quartiles, before.quartiles))
 # --8<-- [end:time_call]
 
 

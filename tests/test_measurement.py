@@ -32,6 +32,22 @@ def test_time_calls_takes_the_samples_in_turns():
     assert order == ["a", "a", "b", "b"] + ["a", "b"] * 4
 
 
+@pytest.mark.parametrize("durations, samples", [([2.0], 5), ([1.0, 3.0], 9)])
+def test_time_calls_with_min_repeats_stops_once_every_spread_settles(
+        monkeypatch, durations, samples):
+    import measurement
+
+    clock = [0.0]
+    monkeypatch.setattr(measurement.time, "perf_counter", lambda: clock[0])
+    steps = iter(durations * 100)  # a fake clock: each call takes the next duration
+
+    def call():
+        clock[0] += next(steps)
+    timed = time_calls({"f": call}, repeats=9, warmup=0, min_sample_s=0.0, min_repeats=5)
+    # the same duration every time settles at once; 1 s, 3 s, 1 s ... never does
+    assert len(timed["f"].samples) == samples
+
+
 def test_machine_check_times_three_tiny_calls():
     check = machine_check()
     assert set(check) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}

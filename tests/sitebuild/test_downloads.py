@@ -33,3 +33,13 @@ def test_the_zip_is_the_same_build_after_build():
     assert first == downloads.chapter_zip(chapter, ROOT / "requirements.txt")
     names = zipfile.ZipFile(io.BytesIO(first)).namelist()
     assert names == ["selu/measurement.py", "selu/requirements.txt", "selu/selu.py"]
+
+
+def test_a_notebook_opens_in_colab_only_from_a_github_repository():
+    assert downloads.colab_url("https://github.com/someone/jit-docs", "edit/main/docs/", "selu") == (
+        "https://colab.research.google.com/github/someone/jit-docs/blob/main/notebooks/selu.ipynb")
+    assert downloads.colab_url("https://github.com/someone/jit-docs.git", "edit/dev/docs/", "x").endswith(
+        "/someone/jit-docs/blob/dev/notebooks/x.ipynb")
+    assert downloads.colab_url("https://gitlab.com/someone/jit-docs", "edit/main/docs/", "selu") is None
+    assert downloads.colab_url(None, None, "selu") is None
+    assert downloads.colab_url("https://github.com/someone/jit-docs", "docs", "selu") is None

@@ -53,3 +53,13 @@ def test_the_shared_stylesheet_replaces_a_large_inline_one(tmp_path):
     assert out.startswith('<link rel="stylesheet" href="../../assets/stylesheets/jupyter-')
     assert out.endswith("<style>small{}</style>")
     assert len(list((tmp_path / "assets" / "stylesheets").glob("jupyter-*.css"))) == 1
+
+
+@pytest.mark.parametrize("template", sorted((ROOT / "notebooks").glob("*.py")), ids=lambda p: p.stem)
+def test_the_notebook_colab_opens_is_the_templates_edition(template, snippets_config):
+    # Colab opens notebooks only from the repository: each template's unexecuted edition is
+    # committed beside it, and must be what the build would make of it today.
+    committed = notebooks.for_colab(template)
+    assert committed.is_file() and committed.read_text(encoding="utf-8") == notebooks.expand(template, snippets_config), (
+        f"{committed.relative_to(ROOT)} is not the edition of {template.relative_to(ROOT)}: "
+        "run `python sitebuild/notebooks.py --for-colab` and commit the notebooks it writes")

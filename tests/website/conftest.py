@@ -158,6 +158,9 @@ def _visit(tab, base: str, url: str) -> Visit:
         "nav.md-nav--primary a.md-nav__link[href]", "els => els.map(e => e.href)")]
     visit.downloads = tab.eval_on_selector_all("a[download][href]", "els => els.map(e => e.href)")
 
+    # content.lazy (mkdocs.yml): a code block gets its copy button once it scrolls into view
+    tab.evaluate("""async () => { for (const block of document.querySelectorAll('article .highlight')) {
+        block.scrollIntoView(); await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); } }""")
     buttons = tab.locator("button.md-code__button[data-md-type=copy]")
     count = buttons.count()  # every button works alike: try up to five, spread over the page
     for i in sorted({round(j * (count - 1) / 4) for j in range(5)} if count > 5 else range(count)):
