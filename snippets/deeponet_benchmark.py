@@ -47,12 +47,14 @@ def settings(quick):
     # step takes seconds: the tiny network at one batch size, the step compiled once.
     # Full size: each new batch size compiles the step, and run op by op every primitive
     # again for its shapes (seconds, whatever the repeats); un-jitted calls, dispatch-
-    # bound, are slow: single-call samples, as few as still show their spread.
+    # bound, are slow: single-call samples, as few as still show their spread: more
+    # rounds only while a spread has not settled.
     if quick:
         return {"config": TINY, "sizes": (), "original": None,
-                "repeats": 3, "min_sample": 0.002}
+                "repeats": 3, "min_repeats": 3, "min_sample": 0.002}
     return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
-            "original": (ORIGINAL, 1000), "repeats": 5, "min_sample": 0.01}
+            "original": (ORIGINAL, 1000), "repeats": 6, "min_repeats": 4,
+            "min_sample": 0.01}
 
 
 def batches_of(functions, batch_size, draw):
@@ -96,7 +98,7 @@ def step_calls(model, batches, same_i=False):
     return calls
 
 
-def time_steps(calls, repeats=5, min_sample_s=0.02, also=()):
+def time_steps(calls, repeats=6, min_sample_s=0.02, also=(), min_repeats=4):
     """Seconds per call, every call sampled in turns with all the others (every batch
     size): a slow spell of the machine touches them all. Compilations counted. The
     warm-up, one call of each, compiles: those run side by side, one per core, with
@@ -118,7 +120,8 @@ def time_steps(calls, repeats=5, min_sample_s=0.02, also=()):
     warm_up_s = time.perf_counter() - start
     with count_compilations() as compiles:
         timings = time_calls({key: counted(key, call) for key, call in calls.items()},
-                             repeats=repeats, warmup=0, min_sample_s=min_sample_s)
+                             repeats=repeats, warmup=0, min_sample_s=min_sample_s,
+                             min_repeats=min_repeats)  # fewer rounds once settled
     seconds = {"warm_up": warm_up_s, "samples": time.perf_counter() - start - warm_up_s}
     return timings, compiles, calls_made, done[:len(also)], seconds
 # --8<-- [end:timed_steps]
@@ -171,7 +174,7 @@ def all_steps(models, s, also=()):
         for name, call in step_calls(model, batches, same_i).items():
             calls[label, name] = call
     timings, compiles, made, also_done, seconds = time_steps(
-        calls, s["repeats"], s["min_sample"], also)
+        calls, s["repeats"], s["min_sample"], also, s["min_repeats"])
     eager_calls = sum(n for (_, name), n in made.items() if name == "eager")
     if compiles["jit(step)"]:
         raise DocumentationMismatch("the page says one compiled step serves every "
@@ -333,7 +336,7 @@ def measure(quick: bool) -> Report:
     no_static, warning, donated_deleted = tiny
 
     report = Report()
-    report_scaling(report, runs, original, config)
+    report_scaling(report, runs, original, config, (s["min_repeats"], s["repeats"]))
     report_first_call(report, first, runs[sizes.index(config.batch_size)])
     before_training = time.perf_counter()
     train_and_check(report, model, functions, test_key, loop_key, 10 if quick else 20)

@@ -8,8 +8,8 @@ import math
 import numpy as np
 
 from deeponet import ICS_WEIGHT, LEARNING_RATE
-from measurement import (Figure, fmt_ratio, fmt_ratio_range, fmt_seconds, fmt_timing,
-                         log_log_axes, markdown_table, ratio_range)
+from measurement import (SETTLED, Figure, fmt_ratio, fmt_ratio_range, fmt_seconds,
+                         fmt_timing, log_log_axes, markdown_table, ratio_range)
 
 SAME_I = "un-jitted, the same i every call (no compilation)"
 
@@ -21,7 +21,7 @@ def sizes_text(sizes):
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def report_scaling(report, runs, original, config):
+def report_scaling(report, runs, original, config, rounds):
     """The step over batch sizes: table, figure and the numbers the prose quotes. The
     un-jitted step with the same i was timed at the chapter's batch size only."""
     train = next(m for m in runs if m["batch_size"] == config.batch_size)
@@ -65,6 +65,10 @@ def report_scaling(report, runs, original, config):
         eager_large=fmt_seconds(large["eager"].median),
         eager_compile_per_call=fmt_seconds(train["compile_s_per_eager_call"]),
         repeats=str(len(small["jit"].samples)),
+        rounds=(f"{rounds[0]}" if rounds[0] == rounds[1] else
+                f"at least {rounds[0]} and at most {rounds[1]}, stopping after the "
+                f"first round that moved no timing's quartiles by more than "
+                f"{SETTLED:.0%} of its median"),
         eager_sample=("a single call" if eager_calls == 1 else
                       f"the mean of up to {eager_calls} calls"),
         jit_steady_calls=f"{sum(m['calls']['jit'] for m in runs):,}",
