@@ -53,7 +53,7 @@ def settings(quick):
         return {"config": TINY, "sizes": (), "original": None,
                 "repeats": 3, "min_repeats": 3, "min_sample": 0.002}
     return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
-            "original": (ORIGINAL, 1000), "repeats": 6, "min_repeats": 4,
+            "original": (ORIGINAL, 1000), "repeats": 5, "min_repeats": 4,
             "min_sample": 0.01}
 
 
@@ -98,7 +98,7 @@ def step_calls(model, batches, same_i=False):
     return calls
 
 
-def time_steps(calls, repeats=6, min_sample_s=0.02, also=(), min_repeats=4):
+def time_steps(calls, repeats=5, min_sample_s=0.02, also=(), min_repeats=4):
     """Seconds per call, every call sampled in turns with all the others (every batch
     size): a slow spell of the machine touches them all. Compilations counted. The
     warm-up, one call of each, compiles: those run side by side, one per core, with
