@@ -65,9 +65,9 @@ def report_scaling(report, runs, original, config, rounds):
         eager_large=fmt_seconds(large["eager"].median),
         eager_compile_per_call=fmt_seconds(train["compile_s_per_eager_call"]),
         repeats=str(len(small["jit"].samples)),
-        rounds=(f"{rounds[0]}" if rounds[0] == rounds[1] else
-                f"at least {rounds[0]} and at most {rounds[1]}, stopping after the "
-                f"first round that moved no timing's quartiles by more than "
+        rounds=(f"{rounds[0]} rounds" if rounds[0] == rounds[1] else
+                f"at least {rounds[0]} rounds and at most {rounds[1]}, stopping after "
+                "the first round that moved no timing's quartiles by more than "
                 f"{SETTLED:.0%} of its median"),
         eager_sample=("a single call" if eager_calls == 1 else
                       f"the mean of up to {eager_calls} calls"),
