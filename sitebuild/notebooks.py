@@ -114,17 +114,48 @@ def write_pending(template: Path, snippets_config: dict, out_dir: Path, note: st
 
 
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
+_PSEUDO = re.compile(r"::?[\w-]+(?:\([^)]*\))?")  # :hover, ::before, :not(.x): never decide here
+_CLASS, _ID = re.compile(r"\.(-?[_a-zA-Z][\w-]*)"), re.compile(r"#(-?[_a-zA-Z][\w-]*)")
+
+
+def rules_for(css: str, page_html: str) -> str:
+    """The rules of `css` that can match `page_html`: JupyterLab's stylesheet styles its whole
+    interface, and a rule whose every selector names a class or id the page lacks is dropped
+    (a page of static cells gains no class later). Rules in @media and @supports are sorted
+    the same way; every other at-rule, and selectors naming no class or id, stay."""
+    import tinycss2
+
+    classes = {c for m in re.finditer(r'class="([^"]*)"', page_html) for c in m.group(1).split()}
+    ids = set(re.findall(r'id="([^"]*)"', page_html))
+
+    def can_match(selectors: str) -> bool:
+        parts = (_PSEUDO.sub("", part) for part in selectors.split(","))
+        return any(set(_CLASS.findall(p)) <= classes and set(_ID.findall(p)) <= ids for p in parts)
+
+    def kept(rules):
+        for rule in rules:
+            if rule.type == "qualified-rule" and can_match(tinycss2.serialize(rule.prelude)):
+                yield tinycss2.serialize([rule])
+            elif rule.type == "at-rule" and rule.lower_at_keyword in ("media", "supports") and rule.content:
+                inner = "".join(kept(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)))
+                if inner:
+                    yield f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}"
+            elif rule.type == "at-rule":
+                yield tinycss2.serialize([rule])
+
+    return "".join(kept(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)))
 
 
 def share_stylesheet(html: str, page_url: str, site_dir: Path) -> str:
     """Move the JupyterLab stylesheet that mkdocs-jupyter inlines into every notebook page
-    (over half a megabyte, the same each time) into one file that browsers cache."""
+    (over half a megabyte, the same each time), less the rules the page cannot use, into a
+    file that browsers cache (pages with the same kinds of cells share it)."""
     page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
 
     def to_file(match):
-        css = match.group(1)
-        if len(css) < 50_000:  # small page-specific styles stay inline
+        if len(match.group(1)) < 50_000:  # small page-specific styles stay inline
             return match.group(0)
+        css = rules_for(match.group(1), html)
         name = f"assets/stylesheets/jupyter-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
         path = site_dir / name
         if not path.is_file():
