@@ -173,6 +173,9 @@ def options(environ: dict) -> dict:
 _live: dict[int, tuple[subprocess.Popen, float]] = {}  # pid -> (process, grace seconds)
 _stopped: set[int] = set()
 _scratch_in_use: set[Path] = set()  # this process's runs (serve measures in a thread)
+# A scratch folder is registered in the same step that makes it: runs side by side (quick
+# mode) each clear abandoned scratch first, and must never take another's new folder for one.
+_scratch_lock = threading.Lock()
 _lock = threading.Lock()
 
 
@@ -253,17 +256,18 @@ def side_by_side(jobs: dict[str, Callable[[], object]], workers: int = 1) -> dic
 
 def remove_abandoned_scratch(cache_root: Path) -> None:
     """Scratch folders of runs that were killed with their build (their process is gone)."""
-    for scratch in cache_root.glob(SCRATCH_PREFIX + "*"):
-        try:
-            pid = int(scratch.name.rsplit("-", 2)[-2])
-            os.kill(pid, 0)
-            if pid != os.getpid() or scratch in _scratch_in_use:
-                continue  # a build or serve of this project is still running it
-        except (ValueError, IndexError, ProcessLookupError):
-            pass
-        except PermissionError:
-            continue
-        shutil.rmtree(scratch, ignore_errors=True)
+    with _scratch_lock:
+        for scratch in cache_root.glob(SCRATCH_PREFIX + "*"):
+            try:
+                pid = int(scratch.name.rsplit("-", 2)[-2])
+                os.kill(pid, 0)
+                if pid != os.getpid() or scratch in _scratch_in_use:
+                    continue  # a build or serve of this project is still running it
+            except (ValueError, IndexError, ProcessLookupError):
+                pass
+            except PermissionError:
+                continue
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict, expected: str,
@@ -271,9 +275,10 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
     """Run cmd(out) in an empty working folder; once it exits cleanly having written
     out/`expected`, out (plus stdout.txt and key.json) replaces `folder`. Returns seconds."""
     folder.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{folder.name}-{os.getpid()}-",
-                                    dir=folder.parent))
-    _scratch_in_use.add(scratch)
+    with _scratch_lock:
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{folder.name}-{os.getpid()}-",
+                                        dir=folder.parent))
+        _scratch_in_use.add(scratch)
     try:
         out, work = scratch / "out", scratch / "work"
         work.mkdir()

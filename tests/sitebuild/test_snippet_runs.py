@@ -131,6 +131,24 @@ def test_scratch_of_a_dead_run_is_removed_and_a_live_ones_kept(project):
     assert not dead.exists() and live.exists()
 
 
+def test_a_run_beside_never_takes_a_new_scratch_folder_for_an_abandoned_one(project, monkeypatch):
+    # Quick mode runs snippets and notebooks side by side, and each clears abandoned scratch
+    # first: here another run's clean-up starts just after this run's folder is made.
+    made, cleaners = snippet_runs.tempfile.mkdtemp, []
+
+    def mkdtemp_then_another_run_cleans(**kwargs):
+        folder = made(**kwargs)
+        cleaner = threading.Thread(target=snippet_runs.remove_abandoned_scratch, args=(project / "cache",))
+        cleaner.start()
+        cleaner.join(timeout=0.5)  # it waits for this run to register its folder
+        cleaners.append(cleaner)
+        return folder
+
+    monkeypatch.setattr(snippet_runs.tempfile, "mkdtemp", mkdtemp_then_another_run_cleans)
+    run(project)  # would fail with FileNotFoundError had the clean-up removed its folder
+    assert cleaners and all(not c.join(timeout=5) and not c.is_alive() for c in cleaners)
+
+
 def test_stop_all_kills_the_running_snippet_and_leaves_no_scratch(project):
     pid_file = project / "toy.pid"  # the snippet says which process it is, once running
     break_toy(project, f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
