@@ -11,6 +11,7 @@ template, the snippets it includes or imports, this file, and the environment.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -118,6 +119,14 @@ _PSEUDO = re.compile(r"::?[\w-]+(?:\([^)]*\))?")  # :hover, ::before, :not(.x): 
 _CLASS, _ID = re.compile(r"\.(-?[_a-zA-Z][\w-]*)"), re.compile(r"#(-?[_a-zA-Z][\w-]*)")
 
 
+@functools.lru_cache(maxsize=2)
+def _parsed(css: str) -> tuple:
+    """The stylesheet's rules, parsed once per build: every notebook page inlines the same one."""
+    import tinycss2
+
+    return tuple(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True))
+
+
 def rules_for(css: str, page_html: str) -> str:
     """The rules of `css` that can match `page_html`: JupyterLab's stylesheet styles its whole
     interface, and a rule whose every selector names a class or id the page lacks is dropped
@@ -143,7 +152,7 @@ def rules_for(css: str, page_html: str) -> str:
             elif rule.type == "at-rule":
                 yield tinycss2.serialize([rule])
 
-    return "".join(kept(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)))
+    return "".join(kept(_parsed(css)))
 
 
 def share_stylesheet(html: str, page_url: str, site_dir: Path) -> str:
