@@ -127,8 +127,8 @@ def test_an_interrupted_build_kills_its_snippet_and_the_next_reuses_only_complet
     slow = pid_of(tiny, "slow")
     seconds, output = stop(build, signal.SIGTERM)
     assert seconds < 3, output
-    time.sleep(0.2)
-    assert not alive(slow), "the snippet's process outlived the build"
+    # killed before the build exits; on a loaded machine its exit can take a moment to be scheduled
+    wait_for(lambda: not alive(slow), 5, "the snippet's process to end after the build (it outlived it)")
     assert sorted(p.name for p in cache.iterdir()) == ["fast"], "only complete results stay"
 
     (tiny / "go").touch()
