@@ -184,12 +184,8 @@ def on_page_content(html, page, config, files):
     chapter = _chapters.get(page.file.src_uri)
     if chapter is None:
         return html
-    source = None
-    if config.repo_url and config.edit_uri:
-        # edit_uri names the docs folder ("edit/main/docs/"); the snippets sit beside it.
-        base = config.edit_uri.replace("edit/", "blob/", 1).rstrip("/")
-        source = f"{config.repo_url.rstrip('/')}/{posixpath.dirname(base)}/snippets/"
-    box = _box(chapter, page.url, source, config.extra.get("edition", "en"))
+    box = _box(chapter, page.url, source_url(config.repo_url, config.edit_uri, "snippets/"),
+               config.extra.get("edition", "en"))
     if MARKER in html:
         return html.replace(MARKER, box, 1)
     heading = _RUN_IT.search(html)
@@ -202,17 +198,34 @@ def on_page_content(html, page, config, files):
 
 
 
-_GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
+def _repository(repo_url: str | None, edit_uri: str | None) -> tuple[str, str] | None:
+    """(the repository's address, the branch the site is built from), when both are
+    configured: edit_uri "edit/main/docs/" names branch "main" (the docs folder sits at the
+    repository's root, beside snippets/ and notebooks/)."""
+    parts = (edit_uri or "").strip("/").split("/")
+    if not repo_url or len(parts) < 2:
+        return None
+    return repo_url.rstrip("/"), parts[1]
+
+
+def source_url(repo_url: str | None, edit_uri: str | None, path: str, action: str = "blob") -> str | None:
+    """A path of the repository on the branch the site is built from, to view ("blob") or
+    edit ("edit"); None without a repository address."""
+    repository = _repository(repo_url, edit_uri)
+    return f"{repository[0]}/{action}/{repository[1]}/{path}" if repository else None
+
+
+_GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?$")
 
 
 def colab_url(repo_url: str | None, edit_uri: str | None, name: str) -> str | None:
     """Colab's address for notebooks/<name>.ipynb, committed unexecuted beside its template
     (sitebuild/notebooks.py --for-colab): Colab opens notebooks from GitHub only."""
-    github = _GITHUB.match(repo_url or "")
-    parts = (edit_uri or "").strip("/").split("/")  # "edit/main/docs/": branch "main"
-    if not github or len(parts) < 2:
+    repository = _repository(repo_url, edit_uri)
+    github = _GITHUB.match(repository[0]) if repository else None
+    if not github:
         return None
-    return f"https://colab.research.google.com/github/{github.group(1)}/blob/{parts[1]}/notebooks/{name}.ipynb"
+    return f"https://colab.research.google.com/github/{github.group(1)}/blob/{repository[1]}/notebooks/{name}.ipynb"
 
 
 def on_page_context(context, page, config, nav):
@@ -221,7 +234,6 @@ def on_page_context(context, page, config, nav):
     if page.file.src_uri.endswith(".ipynb"):
         name = Path(page.file.src_uri).stem
         page.colab_url = colab_url(config.repo_url, config.edit_uri, name)
-        if config.repo_url and config.edit_uri and page.edit_url:
-            root = posixpath.dirname(config.edit_uri.rstrip("/"))  # "edit/main/docs/" -> "edit/main"
-            page.edit_url = f"{config.repo_url.rstrip('/')}/{root}/notebooks/{name}.py"
+        if page.edit_url:
+            page.edit_url = source_url(config.repo_url, config.edit_uri, f"notebooks/{name}.py", "edit")
     return context

@@ -90,7 +90,7 @@ def on_config(config):
     templates, remeasure = sorted((root / "notebooks").glob("*.py")), state.get("remeasure", False)
     state["remeasure"] = False  # once per start
     # `mkdocs build`: every result, before any page is made; `mkdocs serve`: what is ready
-    workers = (os.cpu_count() or 1) if options["quick"] else 1  # quick: side by side
+    workers = snippet_runs.runs_at_once(options["quick"])
     state["results"], state["folders"], state["status"] = _loudly(
         snippet_runs.results_for, names, serving=serving, remeasure=remeasure, timeout=timeout,
         log=log.info, workers=workers, **paths)

@@ -114,6 +114,19 @@ def write_pending(template: Path, snippets_config: dict, out_dir: Path, note: st
     return path
 
 
+def served_notebook(template: Path, serving, pending: str, **run_args) -> Path:
+    """`mkdocs serve`: the executed notebook when cached, else its code under a note that it
+    is being run (`pending` starts the note), queued on serve's background runs."""
+    (key, path), label = lookup(template, run_args["root"], run_args["cache_root"]), f"notebook {template.stem}"
+    if path is None:
+        serving.want(label, key, lambda: run_notebook(template, **run_args))
+        path = write_pending(
+            template, run_args["snippets_config"], run_args["cache_root"] / "pending",
+            f"**{pending}**: this notebook {serving.status(label)}; the page reloads with its "
+            "outputs when it has run. The code below is what will run.")
+    return path
+
+
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 _PSEUDO = re.compile(r"::?[\w-]+(?:\([^)]*\))?")  # :hover, ::before, :not(.x): never decide here
 _CLASS, _ID = re.compile(r"\.(-?[_a-zA-Z][\w-]*)"), re.compile(r"#(-?[_a-zA-Z][\w-]*)")
@@ -247,16 +260,3 @@ if __name__ == "__main__":
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
     sys.exit(execute(args.source.resolve(), args.out_dir.resolve(), args.timeout))
-
-
-def served_notebook(template: Path, serving, pending: str, **run_args) -> Path:
-    """`mkdocs serve`: the executed notebook when cached, else its code under a note that it
-    is being run (`pending` starts the note), queued on serve's background runs."""
-    (key, path), label = lookup(template, run_args["root"], run_args["cache_root"]), f"notebook {template.stem}"
-    if path is None:
-        serving.want(label, key, lambda: run_notebook(template, **run_args))
-        path = write_pending(
-            template, run_args["snippets_config"], run_args["cache_root"] / "pending",
-            f"**{pending}**: this notebook {serving.status(label)}; the page reloads with its "
-            "outputs when it has run. The code below is what will run.")
-    return path

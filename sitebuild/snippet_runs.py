@@ -230,6 +230,13 @@ def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
                 raise RunStopped(" ".join(cmd))
 
 
+def runs_at_once(quick: bool) -> int:
+    """How many snippet or notebook runs share the cores: one per core in quick mode, whose
+    numbers are never published; one at a time at full size, so that no measurement
+    competes with another for the cores."""
+    return (os.cpu_count() or 1) if quick else 1
+
+
 def side_by_side(jobs: dict[str, Callable[[], object]], workers: int = 1) -> dict[str, object]:
     """Each job's result, by name; `workers` jobs at a time (1: in order, in this thread).
     Only quick mode runs more than one at a time: its numbers are never published, so its
@@ -368,15 +375,14 @@ def results_for(names: list[str], *, serving=None, remeasure: bool = False, time
                 log: Callable[[str], None] = print, workers: int = 1, **paths) -> tuple[dict, dict, dict]:
     """Each build snippet's results and folder, and serve's status line for it.
 
-    `mkdocs build` (no `serving` queue) runs every stale snippet now, one at a time (quick
-    mode: `workers` at a time, see side_by_side). `mkdocs serve` hands each stale one to its
+    `mkdocs build` (no `serving` queue) runs every stale snippet now, `workers` at a time
+    (runs_at_once). `mkdocs serve` hands each stale one to its
     background queue (background_runs.py) and gives None for it until it is measured: never
     an old number in its place."""
     results, folders, status = {}, {}, {}
     if serving is None:
         runs = side_by_side({name: lambda name=name: run_snippet(
-            name, remeasure=remeasure, timeout=timeout, log=log, **paths) for name in names},
-            workers if paths.get("quick") else 1)
+            name, remeasure=remeasure, timeout=timeout, log=log, **paths) for name in names}, workers)
     for name in names:
         if serving is None:
             run = runs[name]

@@ -43,3 +43,11 @@ def test_a_notebook_opens_in_colab_only_from_a_github_repository():
     assert downloads.colab_url("https://gitlab.com/someone/jit-docs", "edit/main/docs/", "selu") is None
     assert downloads.colab_url(None, None, "selu") is None
     assert downloads.colab_url("https://github.com/someone/jit-docs", "docs", "selu") is None
+
+
+def test_source_links_point_at_the_branch_the_site_is_built_from():
+    assert downloads.source_url("https://github.com/someone/jit-docs/", "edit/dev/docs-ko/", "snippets/") == (
+        "https://github.com/someone/jit-docs/blob/dev/snippets/")
+    assert downloads.source_url("https://gitlab.com/a/b", "edit/main/docs/", "notebooks/x.py", "edit") == (
+        "https://gitlab.com/a/b/edit/main/notebooks/x.py")
+    assert downloads.source_url(None, "edit/main/docs/", "snippets/") is None

@@ -179,6 +179,11 @@ def test_bad_option_values_are_explained(environ, message):
     assert options({"JIT_DOCS_QUICK": "1"}) == {"quick": True, "remeasure": False, "timeout": 600.0}
 
 
+def test_only_quick_mode_shares_the_cores():
+    assert snippet_runs.runs_at_once(quick=False) == 1  # full size: measurements never compete
+    assert snippet_runs.runs_at_once(quick=True) == (os.cpu_count() or 1)
+
+
 def test_quick_mode_runs_snippets_side_by_side_and_keeps_their_order(project):
     """Two toy snippets that each wait until both are running: only side by side do they
     finish (within the timeout); results come back in the order asked."""
