@@ -85,13 +85,16 @@ def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
     report = measure_build.render_report({
         "cold": 80.0, "warm": 1.5, "reloads": [1.0, 0.8, 1.2], "chapter": "docs/selu.md",
         "snippets": {"selu_benchmark": 12.0}, "stamp": "Measured on X", "weights": rows,
-        "shared": shared, "lighthouse": {"selu/": "93 (TBT 120 ms)", "ko/selu/": "91 (TBT 150 ms)"}, "cold2": 81.0, "compare": {"identical": ["a"], "numbers": ["b"],
-                                                    "other": [], "only_one": []},
+        "shared": shared, "lighthouse_runs": 3, "cold2": 81.0,
+        "lighthouse": {"selu/": "93 (90–95) (TBT 120 ms)", "ko/selu/": "91 (89–94) (TBT 150 ms)",
+                       "(fonts)": "no Hangul font on this machine"},
+        "compare": {"identical": ["a"], "numbers": ["b"], "other": [], "only_one": []},
         "moves": {"under 100 µs": [0.1, 0.3, 0.5]}})
     assert "| of which `selu_benchmark` | 12.0 s |" in report
     assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
     assert f"| all pages | | | | {sum(r['words'] for r in rows):,} | |" in report
-    assert " | 93 (TBT 120 ms) |" in report and "Korean pages: selu/ 91 (TBT 150 ms)." in report
+    assert " | 93 (90–95) (TBT 120 ms) |" in report and "Korean pages: selu/ 91 (89–94) (TBT 150 ms)." in report
+    assert "the median of 3 audits" in report and "Korean figures: no Hangul font" in report
     assert "1 are identical, 1 differ only in numbers and 0 otherwise" in report
     assert "| under 100 µs | 3 | 30% | 50% |" in report
     committed = measure_build.REPORT.read_text(encoding="utf-8")
