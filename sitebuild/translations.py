@@ -16,6 +16,7 @@ the same code and the same numbers:
     so a changed English page with an unchanged Korean one is caught (see `stale`).
 
 Command line (for translators): `python sitebuild/translations.py [docs-ko/X.md ...]`
+(docs/X.md or X.md name the same page)
 prints every difference (all pages when none is named) and the digest to record.
 
 What the build does for a Korean page, so a translator need not: it marks links to a
@@ -261,8 +262,20 @@ def page_pairs() -> list[tuple[Path, Path]]:
     return [(page, KOREAN / page.relative_to(ENGLISH)) for page in sorted(ENGLISH.rglob("*.md"))]
 
 
+def korean_page(arg: str) -> Path:
+    """docs-ko/X.md from docs-ko/X.md, docs/X.md or X.md (SystemExit naming the forms else)."""
+    path = Path(arg).resolve()
+    for folder in (KOREAN, ENGLISH):
+        if path.is_relative_to(folder):
+            return KOREAN / path.relative_to(folder)
+    if (ENGLISH / arg).is_file():
+        return KOREAN / arg
+    raise SystemExit(f"{arg}: not a page; name it docs-ko/X.md, docs/X.md or X.md (pages: "
+                     f"{', '.join(p.name for p, _ in page_pairs())})")
+
+
 def main(argv: list[str]) -> int:
-    pages = [Path(a).resolve() for a in argv] or [ko for _, ko in page_pairs()]
+    pages = [korean_page(a) for a in argv] or [ko for _, ko in page_pairs()]
     failed = False
     for korean in pages:
         english = ENGLISH / korean.relative_to(KOREAN)

@@ -101,6 +101,13 @@ translated_from: {digest}
 """
 
 
+def test_a_translator_may_name_a_page_three_ways_and_a_wrong_name_is_explained():
+    ko = ROOT / "docs-ko" / "selu.md"
+    assert {translations.korean_page(a) for a in ("selu.md", str(ROOT / "docs" / "selu.md"), str(ko))} == {ko}
+    with pytest.raises(SystemExit, match="nope.md: not a page; name it docs-ko/X.md"):
+        translations.korean_page("nope.md")
+
+
 def test_a_faithful_translation_has_no_differences(tmp_path):
     english = tmp_path / "en.md"
     english.write_text(ENGLISH_PAGE, encoding="utf-8")
