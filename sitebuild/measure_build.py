@@ -203,6 +203,22 @@ def timing_moves(a: Path, b: Path) -> dict[str, list[float]]:
     return {label: found for label, found in moves.items() if found}
 
 
+def within_spreads(a: Path, b: Path) -> dict[str, tuple[int, int]]:
+    """By size, how many of the second build's medians lie within the first build's
+    interquartile range (the spread a page states), and within the range of its samples."""
+    found: dict[str, list[int]] = {label: [0, 0] for _, label in SCALES}
+    for results in sorted(a.glob("measured/*/results.json")):
+        other = b / results.relative_to(a)
+        second = dict(_timings(json.loads(other.read_text())["data"])) if other.is_file() else {}
+        for path, t in _timings(json.loads(results.read_text())["data"]):
+            if path in second:
+                median, samples = second[path]["median"], t.get("samples") or (t["q1"], t["q3"])
+                counts = found[next(label for bound, label in SCALES if t["median"] < bound)]
+                counts[0] += t["q1"] <= median <= t["q3"]
+                counts[1] += min(samples) <= median <= max(samples)
+    return {label: tuple(counts) for label, counts in found.items()}
+
+
 def stamp(quick: bool) -> str:
     env, version = snippet_runs.machine(), snippet_runs._version
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
@@ -254,8 +270,14 @@ def render_report(m: dict) -> str:
                                                      if c["other"] else "")
                   + f"; {len(c['only_one'])} are in one build only.", "",
                   "How far the timings moved from the first build to the second (a move of 100 % is twice as "
-                  "slow or twice as fast):", "", "| timings | how many | median move | largest move |", "|---|---|---|---|"]
-        lines += [f"| {label} | {len(found)} | {statistics.median(found):.0%} | {max(found):.0%} |"
+                  "slow or twice as fast), and how many of the second build's medians fell within the spread "
+                  "the first build's pages state (the interquartile range) and within the range of its samples:",
+                  "", "| timings | how many | median move | largest move | within the IQR | within the samples |",
+                  "|---|---|---|---|---|---|"]
+        spreads = m.get("spreads", {})
+        lines += [f"| {label} | {len(found)} | {statistics.median(found):.0%} | {max(found):.0%} | "
+                  + (" | ".join(f"{k} ({k / len(found):.0%})" for k in spreads[label]) if label in spreads
+                     else " | ") + " |"
                   for label, found in m["moves"].items()]
     return "\n".join(lines) + "\n"
 
@@ -277,6 +299,7 @@ def measure(quick: bool, work: Path, twice: bool, chapter_name: str = "docs/selu
         m["cold2"] = build(project, work / "site-b", quick)
         m["compare"] = compare_sites(work / "site-a", work / "site-b")
         m["moves"] = timing_moves(work / "site-a", work / "site-b")
+        m["spreads"] = within_spreads(work / "site-a", work / "site-b")
     return m
 
 

@@ -44,6 +44,10 @@ def test_timings_are_compared_by_size_and_a_move_is_the_same_either_way(tmp_path
         tiny, long = (dict(median=m * f, q1=m, q3=m) for m, f in ((5e-6, factor), (0.1, 1 / factor)))
         results.write_text(json.dumps({"data": {"sizes": [{"jit": tiny}], "long": long}}))
     assert measure_build.timing_moves(a, b) == {"under 100 µs": [1.0], "10 ms and more": [1.0]}
+    # b's tiny median (1e-5) is outside a's spread (5e-6); its long one (0.05) too
+    assert measure_build.within_spreads(a, b) == {"under 100 µs": (0, 0), "100 µs to 10 ms": (0, 0),
+                                                  "10 ms and more": (0, 0)}
+    assert measure_build.within_spreads(a, a)["10 ms and more"] == (1, 1)
 
 
 def test_snippet_times_are_read_from_their_results(tmp_path):
@@ -89,14 +93,14 @@ def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
         "lighthouse": {"selu/": "93 (90–95) (TBT 120 ms)", "ko/selu/": "91 (89–94) (TBT 150 ms)",
                        "(fonts)": "no Hangul font on this machine"},
         "compare": {"identical": ["a"], "numbers": ["b"], "other": [], "only_one": []},
-        "moves": {"under 100 µs": [0.1, 0.3, 0.5]}})
+        "moves": {"under 100 µs": [0.1, 0.3, 0.5]}, "spreads": {"under 100 µs": (2, 3)}})
     assert "| of which `selu_benchmark` | 12.0 s |" in report
     assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
     assert f"| all pages | | | | {sum(r['words'] for r in rows):,} | |" in report
     assert " | 93 (90–95) (TBT 120 ms) |" in report and "Korean pages: selu/ 91 (89–94) (TBT 150 ms)." in report
     assert "the median of 3 audits" in report and "Korean figures: no Hangul font" in report
     assert "1 are identical, 1 differ only in numbers and 0 otherwise" in report
-    assert "| under 100 µs | 3 | 30% | 50% |" in report
+    assert "| under 100 µs | 3 | 30% | 50% | 2 (67%) | 3 (100%) |" in report
     committed = measure_build.REPORT.read_text(encoding="utf-8")
     assert "Measured on" in committed and "| all pages |" in committed
     html = (built_site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
