@@ -148,9 +148,8 @@ def test_an_interrupted_notebook_kills_its_kernel(tiny):
     kernel = wait_for(lambda: kernel_pid.is_file() and kernel_pid.read_text() and int(kernel_pid.read_text()),
                       90, "the notebook's kernel to start")
     seconds, output = stop(build, signal.SIGINT)
-    assert seconds < 6, output
-    time.sleep(0.3)
-    assert not alive(kernel), "the notebook's kernel outlived the build"
+    assert seconds < 6, output  # the kernel gets a moment to shut down cleanly (SIGTERM), then SIGKILL
+    wait_for(lambda: not alive(kernel), 5, "the notebook's kernel to end after the build (it outlived it)")
     assert not list((tiny / ".cache" / "notebooks").glob(".tmp-*"))
 
 
@@ -206,8 +205,7 @@ def test_serve_answers_at_once_fills_in_and_stops_cleanly(tiny, tmp_path):
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
     assert seconds < 3, output
-    time.sleep(0.2)
-    assert not alive(slow), "the snippet's process outlived serve"
+    wait_for(lambda: not alive(slow), 5, "the snippet's process to end after serve (it outlived it)")
     assert output.count("fast: measuring") == 1 and output.count("slow: measuring") == 2, output
     assert "Reloading browsers" in output
     assert not list((tiny / ".cache" / "measured" / "full").glob(".tmp-*"))
