@@ -69,6 +69,11 @@ class BackgroundRuns:
         with self._cond:
             return label in self._queue or bool(self._running and self._running[0] == label)
 
+    def idle(self) -> bool:
+        """Nothing running and nothing waiting."""
+        with self._cond:
+            return not self._queue and self._running is None
+
     def _remaining(self) -> int:
         return len(self._queue) + (self._running is not None)
 

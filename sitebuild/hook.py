@@ -5,7 +5,8 @@ korean_edition.py makes the Korean edition (mkdocs.ko.yml) from the same results
 
 `mkdocs build` measures every stale build snippet, one at a time (quick mode, never
 published: as many at a time as there are cores), before any page is made; `mkdocs serve`
-answers at once and measures what is missing in the background.
+answers at once and measures what is missing in the background, then serves the Korean
+edition at /ko/ too (korean_edition.ServedEdition).
 Ctrl-C or SIGTERM kills the running snippet or notebook with its whole process group.
 Options: JIT_DOCS_QUICK=1, JIT_DOCS_REMEASURE=1, JIT_DOCS_TIMEOUT=S (README).
 """
@@ -53,6 +54,8 @@ def on_startup(command, dirty):  # SIGTERM stops as Ctrl-C does, even a SIGINT a
 def on_shutdown():
     if state["queue"]:
         state["queue"].stop()
+    if state.get("korean"):
+        state["korean"].stop()
 
 
 def on_serve(server, config, builder):  # each finished run rebuilds the pages
@@ -84,6 +87,10 @@ def on_config(config):
     if state["command"] == "serve" and not state["queue"]:  # `mkdocs serve`: measure in the background
         state["queue"] = background_runs.BackgroundRuns(cache / "serving", log.info)
     serving = state["queue"]
+    if serving and config.extra.get("korean_edition") and not state.get("korean"):  # /ko/ under serve
+        state["korean"] = korean_edition.ServedEdition(
+            root, root / config.extra["korean_edition"], cache / "serving-korean",  # not watched
+            serving.progress_dir / "korean-built", log.info)
     paths = snippet_runs.project_paths(root, options["quick"])
     nb_args = dict(root=root, cache_root=cache / "notebooks", timeout=timeout, log=log.info,
                    snippets_config=config.mdx_configs.get("pymdownx.snippets", {}))
@@ -139,6 +146,9 @@ def on_post_page(output, page, config):
 def on_post_build(config):
     """THE check of the built HTML (check_site.py, all of it), once per `mkdocs build`."""
     if state["queue"]:  # reading every page back costs most of a reload
+        if state.get("korean"):  # the Korean edition, once nothing is left to measure
+            ready = None not in state["results"].values() and state["queue"].idle()
+            state["korean"].refresh(Path(config.site_dir), state["folders"] if ready else None)
         state["queue"].site_built()
         return
     site = Path(config.site_dir)

@@ -2,17 +2,22 @@
 
 Independent of MkDocs (hook.py is the glue; korean.py translates the build's strings and
 figures). mkdocs.ko.yml (`extra.edition: ko`) builds docs-ko/ into SITE/ko: the English
-`mkdocs build` runs it after itself (`build`), then checks both editions together. It only
+`mkdocs build` runs it after itself (`build`), then checks both editions together; the
+English `mkdocs serve` builds it in the background once all is measured (`ServedEdition`). It only
 reuses the English build's results (`reuse_results`), so both show the same numbers, and
 fails, saying to build the English edition, when any is missing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import korean
@@ -77,13 +82,116 @@ def english_assets(root: Path) -> list[tuple[str, Path]]:
 
 def build(root: Path, ko_config: Path, site_dir: Path, site_url: str, log) -> None:
     """After the English build: the Korean edition into SITE/ko (English cleans SITE first)."""
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ko_config),
-               "--site-dir", str(site_dir / "ko")]
+    command = _build_command(ko_config, site_dir / "ko")
     log("building the Korean edition: " + " ".join(command[1:]))
     done = subprocess.run(command, cwd=root, env={
         **os.environ, FROM_ENGLISH: "1", "SITE_URL_KO": site_url.rstrip("/") + "/ko/"})
     if done.returncode != 0:
         raise EditionError(f"the Korean edition ({ko_config.name}) failed: its messages are above")
+
+
+def _build_command(ko_config: Path, site_dir: Path) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ko_config), "--site-dir", str(site_dir)]
+
+
+class ServedEdition:
+    """The Korean edition under the English `mkdocs serve`, at /ko/: serve rebuilds the English
+    site into a clean folder each time, so after each rebuild `refresh` puts the Korean site
+    back, from the last one built for the same inputs. When those changed, a placeholder page
+    says it is being built (never a page of older numbers) and one Korean build runs in the
+    background, in its own process group; when it is done it writes `trigger`, which serve
+    watches, and the rebuild that follows puts it in place. Nothing is built before every
+    English result is measured: the Korean edition only reuses them."""
+
+    def __init__(self, root: Path, ko_config: Path, work: Path, trigger: Path, log,
+                 command=_build_command):
+        self.root, self.ko_config, self.work, self.trigger, self.log = root, ko_config, work, trigger, log
+        self.command = command  # (ko_config, out_dir) -> the build's command line
+        self.built: tuple[str, Path] | None = None  # (inputs' digest, the built site)
+        self.running: tuple[str, subprocess.Popen] | None = None
+        self.lock = threading.Lock()
+        work.mkdir(parents=True, exist_ok=True)
+
+    def digest(self, results: dict) -> str:
+        """What the Korean pages depend on: the project's sources and the results' folders."""
+        h = hashlib.sha256(repr(sorted((k, str(v)) for k, v in results.items())).encode())
+        for folder in ("docs", "docs-ko", "overrides", "snippets", "sitebuild"):
+            for path in sorted((self.root / folder).rglob("*")):
+                if path.is_file() and not {"__pycache__", "node_modules"} & set(path.parts):
+                    stat = path.stat()
+                    h.update(f"{path}:{stat.st_mtime_ns}:{stat.st_size}".encode())
+        for path in sorted(self.root.glob("mkdocs*.yml")):
+            h.update(path.read_bytes())
+        return h.hexdigest()[:16]
+
+    def refresh(self, site_dir: Path, results: dict | None) -> None:
+        """After an English rebuild into `site_dir`; `results`: the English results' folders,
+        None while any is still being measured."""
+        target = site_dir / "ko"
+        with self.lock:
+            key = self.digest(results) if results is not None else None
+            if key and self.built and self.built[0] == key:
+                shutil.copytree(self.built[1], target, dirs_exist_ok=True)
+                return
+            _placeholders(target, korean_pages(self.root), measuring=key is None)
+            if key is None:  # measuring again (a snippet was edited): never beside a measurement
+                self._stop_running()
+            if key and not (self.running and self.running[0] == key):
+                self._start(key)
+
+    def _start(self, key: str) -> None:
+        self._stop_running()
+        out = self.work / f"site-{key}"
+        shutil.rmtree(out, ignore_errors=True)
+        self.log("building the Korean edition for /ko/ in the background")
+        proc = subprocess.Popen(self.command(self.ko_config, out), cwd=self.root, start_new_session=True,
+                                env={**os.environ, FROM_ENGLISH: "1"}, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        self.running = (key, proc)
+        threading.Thread(target=self._wait, args=(key, proc, out), daemon=True).start()
+
+    def _wait(self, key: str, proc: subprocess.Popen, out: Path) -> None:
+        output, _ = proc.communicate()
+        with self.lock:
+            if self.running is None or self.running[1] is not proc:
+                return  # stopped, or replaced by a build of newer inputs
+            self.running = None
+            if proc.returncode != 0:
+                self.log(f"the Korean edition failed to build (exit {proc.returncode}); /ko/ keeps "
+                         f"its placeholder. Its output:\n{output[-3000:]}")
+                return
+            if self.built:
+                shutil.rmtree(self.built[1], ignore_errors=True)
+            self.built = (key, out)
+        self.log("the Korean edition is built: /ko/ serves it from the next rebuild")
+        self.trigger.write_text(key)
+
+    def _stop_running(self) -> None:
+        if self.running:
+            try:
+                os.killpg(self.running[1].pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.running = None
+
+    def stop(self) -> None:
+        with self.lock:
+            self._stop_running()
+
+
+def _placeholders(target: Path, pages: set[str], measuring: bool) -> None:
+    """A page at each Korean page's address saying the edition is on its way (serve's
+    livereload reloads it when the edition is in place)."""
+    when = ("영어판의 수치를 모두 잰 뒤에 빌드됩니다 (the Korean edition is built once every number "
+            "of the English edition is measured)" if measuring else
+            "지금 빌드하고 있습니다 (the Korean edition is being built)")
+    for page in pages:
+        up = "../" * (page.count("/") + 1)
+        (target / page).mkdir(parents=True, exist_ok=True)
+        (target / page / "index.html").write_text(
+            '<!doctype html>\n<html lang="ko"><head><meta charset="utf-8"><title>한국어판 준비 중</title>'
+            f'</head><body><p>한국어판은 {when}. 준비되면 이 페이지가 다시 열립니다.</p>'
+            f'<p><a href="{up}{page}" lang="en">English edition</a></p></body></html>\n', encoding="utf-8")
 
 
 def site_url(english_site_url: str | None) -> str | None:

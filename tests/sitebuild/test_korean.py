@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -221,3 +222,51 @@ def test_glossary_terms_are_marked_with_a_korean_particle_attached():
     assert '<abbr title="the compiler">XLA</abbr>가' in html
     assert '<abbr title="a translator">컴파일러</abbr>는' in html
     assert "XLAB" in html and html.count("<abbr") == 2
+
+
+FAKE_KOREAN_BUILD = """
+import pathlib, sys, time
+out, go = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.02)
+for page in ("", "selu/"):
+    (out / page).mkdir(parents=True, exist_ok=True)
+    (out / page / "index.html").write_text("built " + go.read_text())
+"""
+
+
+def test_serve_puts_the_korean_edition_at_ko_once_everything_is_measured(tmp_path):
+    root, go, trigger = tmp_path / "project", tmp_path / "go", tmp_path / "progress" / "korean-built"
+    (root / "docs-ko").mkdir(parents=True)
+    for page in ("index.md", "selu.md"):
+        (root / "docs-ko" / page).write_text("# 쪽\n")
+    trigger.parent.mkdir()
+    served = korean_edition.ServedEdition(
+        root, root / "mkdocs.ko.yml", tmp_path / "work", trigger, log=lambda _: None,
+        command=lambda config, out: [sys.executable, "-c", FAKE_KOREAN_BUILD, str(out), str(go)])
+
+    def wait_for(condition):
+        for _ in range(500):
+            if condition():
+                return
+            time.sleep(0.02)
+        raise AssertionError("timed out")
+
+    site = tmp_path / "site"  # measuring: a placeholder at every Korean address, nothing built
+    served.refresh(site, None)
+    assert "수치를 모두 잰 뒤에" in (site / "ko" / "selu" / "index.html").read_text()
+    assert served.running is None
+
+    served.refresh(site, {"selu_benchmark": "folder-1"})  # measured: built in the background
+    assert "지금 빌드하고" in (site / "ko" / "index.html").read_text() and served.running
+    go.write_text("1")
+    wait_for(trigger.is_file)  # serve watches it: the rebuild that follows puts it in place
+    served.refresh(site := tmp_path / "site-2", {"selu_benchmark": "folder-1"})
+    assert (site / "ko" / "selu" / "index.html").read_text() == "built 1"
+
+    go.unlink()  # new results: a new build, never the old pages meanwhile
+    served.refresh(site := tmp_path / "site-3", {"selu_benchmark": "folder-2"})
+    assert "지금 빌드하고" in (site / "ko" / "index.html").read_text()
+    proc = served.running[1]
+    served.refresh(site, None)  # measuring again: the Korean build stops
+    assert served.running is None and proc.wait(timeout=5) is not None
