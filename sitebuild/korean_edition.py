@@ -115,9 +115,10 @@ class ServedEdition:
     def digest(self, results: dict) -> str:
         """What the Korean pages depend on: the project's sources and the results' folders."""
         h = hashlib.sha256(repr(sorted((k, str(v)) for k, v in results.items())).encode())
-        for folder in ("docs", "docs-ko", "overrides", "snippets", "sitebuild"):
-            for path in sorted((self.root / folder).rglob("*")):
-                if path.is_file() and not {"__pycache__", "node_modules"} & set(path.parts):
+        for folder, pattern in (("docs", "**/*"), ("docs-ko", "**/*"), ("overrides", "**/*"),
+                                ("snippets", "*.py"), ("sitebuild", "*.py")):
+            for path in sorted((self.root / folder).glob(pattern)):
+                if path.is_file():
                     stat = path.stat()
                     h.update(f"{path}:{stat.st_mtime_ns}:{stat.st_size}".encode())
         for path in sorted(self.root.glob("mkdocs*.yml")):
