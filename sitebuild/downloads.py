@@ -17,7 +17,7 @@ the zips from the built site into empty folders and runs them.
 
 from __future__ import annotations
 
-import ast
+import functools
 import importlib.metadata
 import io
 import posixpath
@@ -67,18 +67,14 @@ def chapter_files(page: Path, snippets: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.name)
 
 
-def _top_level_imports(path: Path) -> set[str]:
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
-
-
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    """Import name -> installed distributions: read once per process (half a second)."""
+    return importlib.metadata.packages_distributions()
 
 
 def requirements(files: list[Path], requirements_txt: Path) -> str:
@@ -92,8 +88,8 @@ def requirements(files: list[Path], requirements_txt: Path) -> str:
         spec = line.split("#")[0].strip()
         if spec:
             pinned[_normal(re.split(r"[=<>!~\[ ]", spec)[0])] = spec
-    distributions = importlib.metadata.packages_distributions()
-    todo = [_normal(d) for f in files for name in _top_level_imports(f) for d in distributions.get(name, [])]
+    distributions = _distributions()
+    todo = [_normal(d) for f in files for name in snippet_runs.module_imports(f) for d in distributions.get(name, [])]
     needed: set[str] = set()
     while todo:
         name = todo.pop()

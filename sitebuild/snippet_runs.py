@@ -73,16 +73,32 @@ def imported_snippets(path: Path, snippets_dir: Path) -> list[Path]:
         if current in seen:
             continue
         seen[current] = None
-        tree = ast.parse(current.read_text(encoding="utf-8"), filename=str(current))
-        for node in ast.walk(tree):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module
-                     else [])
-            for name in names:
-                candidate = snippets_dir / (name.split(".")[0] + ".py")
-                if candidate.is_file():
-                    todo.append(candidate)
+        for name in module_imports(current):
+            candidate = snippets_dir / (name + ".py")
+            if candidate.is_file():
+                todo.append(candidate)
     return sorted(seen)
+
+
+_imports: dict[Path, tuple[tuple[int, int], frozenset[str]]] = {}  # path -> ((mtime, size), names)
+
+
+def module_imports(path: Path) -> frozenset[str]:
+    """The top-level names of every module `path` imports, anywhere in it; parsed once per
+    version of the file (a build asks for the same files many times: cache keys, downloads)."""
+    stat = path.stat()
+    version = (stat.st_mtime_ns, stat.st_size)
+    cached = _imports.get(path)
+    if cached and cached[0] == version:
+        return cached[1]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    _imports[path] = (version, frozenset(names))
+    return _imports[path][1]
 
 
 def machine() -> dict:
