@@ -246,11 +246,9 @@ def render_report(m: dict) -> str:
     lines += ["", f"<small class=\"stamp\">{m['stamp']}</small>", "", "### Pages", "",
               "Each page's HTML plus its own figures, as sent and gzipped, and its words: article text outside code, "
               f"tables, figures and navigation. The shared stylesheets, scripts and icons ({_kb(m['shared'])}) "
-              "come once, then from the browser's cache. Lighthouse: its performance score and total blocking "
-              + (f"time (the median of {runs} audits of the page; the scores' range in brackets)" if runs > 1
-                 else "time (one audit)")
-              + ", in its default mobile emulation (one audit: `python sitebuild/audit_pages.py site "
-              "--performance-pages 99`).",
+              "come once, then from the browser's cache. Lighthouse, mobile emulation: performance score "
+              + (f"(median of {runs} audits, range in brackets)" if runs > 1 else "(one audit)")
+              + " and total blocking time (one audit: `python sitebuild/audit_pages.py site --performance-pages 99`).",
               "", "| page | HTML | own figures | gzipped | words | Lighthouse |", "|---|---|---|---|---|---|"]
     perf = m.get("lighthouse", {})
     lines += [f"| {r['page']} | {_kb(r['html'])} | "
@@ -269,9 +267,9 @@ def render_report(m: dict) -> str:
                   f"{len(c['other'])} otherwise" + (f" ({', '.join(f'`{f}`' for f in c['other'][:8])})"
                                                      if c["other"] else "")
                   + f"; {len(c['only_one'])} are in one build only.", "",
-                  "How far the timings moved from the first build to the second (a move of 100 % is twice as "
-                  "slow or twice as fast), and how many of the second build's medians fell within the spread "
-                  "the first build's pages state (the interquartile range) and within the range of its samples:",
+                  "How far the timings moved between the builds (100 %: twice as slow or fast), and how many "
+                  "second-build medians fell within the first build's interquartile range (the spread pages "
+                  "state) or its samples' range:",
                   "", "| timings | how many | median move | largest move | within the IQR | within the samples |",
                   "|---|---|---|---|---|---|"]
         spreads = m.get("spreads", {})
