@@ -11,6 +11,7 @@ fails, saying to build the English edition, when any is missing.
 from __future__ import annotations
 
 import hashlib
+from html import escape
 import os
 import re
 import shutil
@@ -109,6 +110,7 @@ class ServedEdition:
         self.command = command  # (ko_config, out_dir) -> the build's command line
         self.built: tuple[str, Path] | None = None  # (inputs' digest, the built site)
         self.running: tuple[str, subprocess.Popen] | None = None
+        self.failed: tuple[str, str] | None = None  # (inputs' digest, the build's last line): until they change
         self.lock = threading.Lock()
         work.mkdir(parents=True, exist_ok=True)
 
@@ -134,10 +136,12 @@ class ServedEdition:
             if key and self.built and self.built[0] == key:
                 shutil.copytree(self.built[1], target, dirs_exist_ok=True)
                 return
-            _placeholders(target, korean_pages(self.root), measuring=key is None)
+            failed = self.failed if self.failed and self.failed[0] == key else None
+            _placeholders(target, korean_pages(self.root), "measuring" if key is None
+                          else f"failed: {failed[1]}" if failed else "building")
             if key is None:  # measuring again (a snippet was edited): never beside a measurement
                 self._stop_running()
-            if key and not (self.running and self.running[0] == key):
+            if key and not failed and not (self.running and self.running[0] == key):
                 self._start(key)
 
     def _start(self, key: str) -> None:
@@ -158,8 +162,11 @@ class ServedEdition:
                 return  # stopped, or replaced by a build of newer inputs
             self.running = None
             if proc.returncode != 0:
-                self.log(f"the Korean edition failed to build (exit {proc.returncode}); /ko/ keeps "
-                         f"its placeholder. Its output:\n{output[-3000:]}")
+                lines = [line for line in output.splitlines() if line.strip()]
+                self.failed = (key, lines[-1] if lines else f"exit {proc.returncode}")
+                self.log(f"the Korean edition failed to build (exit {proc.returncode}); /ko/ says so "
+                         f"until its inputs change. Its output:\n{output[-3000:]}")
+                self.trigger.write_text(key + " failed")
                 return
             if self.built:
                 shutil.rmtree(self.built[1], ignore_errors=True)
@@ -180,18 +187,21 @@ class ServedEdition:
             self._stop_running()
 
 
-def _placeholders(target: Path, pages: set[str], measuring: bool) -> None:
-    """A page at each Korean page's address saying the edition is on its way (serve's
-    livereload reloads it when the edition is in place)."""
-    when = ("영어판의 수치를 모두 잰 뒤에 빌드됩니다 (the Korean edition is built once every number "
-            "of the English edition is measured)" if measuring else
-            "지금 빌드하고 있습니다 (the Korean edition is being built)")
+def _placeholders(target: Path, pages: set[str], state: str) -> None:
+    """A page at each Korean page's address saying where the edition stands (`state`:
+    "measuring", "building" or "failed: <why>"); serve's livereload reloads it."""
+    when = {"measuring": "영어판의 수치를 모두 잰 뒤에 빌드됩니다 (the Korean edition is built once every "
+                         "number of the English edition is measured). 준비되면 이 페이지가 다시 열립니다",
+            "building": "지금 빌드하고 있습니다 (the Korean edition is being built). 준비되면 이 페이지가 "
+                        "다시 열립니다"}.get(state) or (
+        "빌드에 실패했습니다 (the Korean edition failed to build: the terminal running mkdocs serve "
+        f"shows why; save a fix and it is built again): {escape(state.removeprefix('failed: '))}")
     for page in pages:
         up = "../" * (page.count("/") + 1)
         (target / page).mkdir(parents=True, exist_ok=True)
         (target / page / "index.html").write_text(
             '<!doctype html>\n<html lang="ko"><head><meta charset="utf-8"><title>한국어판 준비 중</title>'
-            f'</head><body><p>한국어판은 {when}. 준비되면 이 페이지가 다시 열립니다.</p>'
+            f'</head><body><p>한국어판은 {when}.</p>'
             f'<p><a href="{up}{page}" lang="en">English edition</a></p></body></html>\n', encoding="utf-8")
 
 

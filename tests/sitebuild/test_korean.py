@@ -270,3 +270,24 @@ def test_serve_puts_the_korean_edition_at_ko_once_everything_is_measured(tmp_pat
     proc = served.running[1]
     served.refresh(site, None)  # measuring again: the Korean build stops
     assert served.running is None and proc.wait(timeout=5) is not None
+
+
+def test_a_korean_build_that_fails_under_serve_says_so_at_ko_until_its_inputs_change(tmp_path):
+    root, trigger = tmp_path / "project", tmp_path / "korean-built"
+    (root / "docs-ko").mkdir(parents=True)
+    (root / "docs-ko" / "index.md").write_text("# 쪽\n")
+    fails = "import sys; print('building'); print('lacks a Korean string: <x>'); sys.exit(1)"
+    served = korean_edition.ServedEdition(root, root / "mkdocs.ko.yml", tmp_path / "work", trigger,
+                                          log=lambda _: None, command=lambda config, out: [sys.executable, "-c", fails])
+    served.refresh(tmp_path / "site", {"x": "folder"})
+    for _ in range(500):
+        if trigger.is_file():
+            break
+        time.sleep(0.02)
+    served.refresh(site := tmp_path / "site-2", {"x": "folder"})  # the rebuild the trigger causes
+    page = (site / "ko" / "index.html").read_text()
+    assert "failed to build" in page and "lacks a Korean string: &lt;x&gt;" in page
+    assert served.running is None  # not started again for the same inputs
+    served.refresh(tmp_path / "site-3", {"x": "new folder"})  # a change: built again
+    assert served.running is not None
+    served.stop()
