@@ -192,8 +192,10 @@ def lighthouse(site: Path, pages: list[str], performance: set[str], node: str,
     return {r["url"][len(base):]: r for r in found}
 
 
-def audit(site: Path, performance_pages: int = 3, processes: int = 2) -> list[PageAudit]:
-    """Every page of the built site through both tools (ToolMissing when one is absent)."""
+def audit(site: Path, performance_pages: int = 3, processes: int = 2,
+          validate_html: bool = True) -> list[PageAudit]:
+    """Every page of the built site through both tools (ToolMissing when one is absent);
+    without `validate_html`, Lighthouse alone (nothing else then runs beside its timings)."""
     site = site.resolve()
     commands = tools()
     _, pages = check_site.site_url_and_pages(site)
@@ -202,9 +204,9 @@ def audit(site: Path, performance_pages: int = 3, processes: int = 2) -> list[Pa
     counts = element_counts(site, pages)
     heaviest = set(sorted(pages, key=counts.get, reverse=True)[:performance_pages])
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # Java beside the browsers
-        validation = pool.submit(validate, site, commands["java"])
+        validation = pool.submit(validate, site, commands["java"]) if validate_html else None
         scores = lighthouse(site, pages, heaviest, commands["node"], processes)
-        errors = validation.result()
+        errors = validation.result() if validation else {}
     audits = []
     for page in pages:
         found = scores.get(page, {})

@@ -33,7 +33,8 @@ import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.measure")
-state = {"command": None, "queue": None, "results": {}, "folders": {}, "notebooks": {}, "status": {}, "edition": "en"}
+state = {"command": None, "queue": None, "korean": None, "results": {}, "folders": {}, "notebooks": {},
+         "status": {}, "edition": "en"}
 
 
 def _loudly(function, *args, **kwargs):
@@ -54,7 +55,7 @@ def on_startup(command, dirty):  # SIGTERM stops as Ctrl-C does, even a SIGINT a
 def on_shutdown():
     if state["queue"]:
         state["queue"].stop()
-    if state.get("korean"):
+    if state["korean"]:
         state["korean"].stop()
 
 
@@ -87,7 +88,7 @@ def on_config(config):
     if state["command"] == "serve" and not state["queue"]:  # `mkdocs serve`: measure in the background
         state["queue"] = background_runs.BackgroundRuns(cache / "serving", log.info)
     serving = state["queue"]
-    if serving and config.extra.get("korean_edition") and not state.get("korean"):  # /ko/ under serve
+    if serving and config.extra.get("korean_edition") and not state["korean"]:  # /ko/ under serve
         state["korean"] = korean_edition.ServedEdition(
             root, root / config.extra["korean_edition"], cache / "serving-korean",  # not watched
             serving.progress_dir / "korean-built", log.info)
@@ -146,7 +147,7 @@ def on_post_page(output, page, config):
 def on_post_build(config):
     """THE check of the built HTML (check_site.py, all of it), once per `mkdocs build`."""
     if state["queue"]:  # reading every page back costs most of a reload
-        if state.get("korean"):  # the Korean edition, once nothing is left to measure
+        if state["korean"]:  # the Korean edition, once nothing is left to measure
             ready = None not in state["results"].values() and state["queue"].idle()
             state["korean"].refresh(Path(config.site_dir), state["folders"] if ready else None)
         state["queue"].site_built()

@@ -138,7 +138,7 @@ def lighthouse_performance(site: Path, runs: int) -> dict[str, str]:
     scores, blocking = {}, {}
     try:
         for _ in range(runs):
-            for a in audit_pages.audit(site, performance_pages=1_000, processes=1):
+            for a in audit_pages.audit(site, performance_pages=1_000, processes=1, validate_html=False):
                 if a.scores.get("performance") is not None:
                     scores.setdefault(a.page or "(home)", []).append(a.scores["performance"] * 100)
                     blocking.setdefault(a.page or "(home)", []).append(a.metrics["total_blocking_time_ms"])
@@ -190,16 +190,22 @@ def _timings(tree, path=()):
             yield from _timings(value, (*path, str(key)))
 
 
-def timing_moves(a: Path, b: Path) -> dict[str, list[float]]:
-    """How far each timing's median moved between builds, by size: the ratio less one (2x slower or faster: 100 %)."""
-    moves: dict[str, list[float]] = {label: [] for _, label in SCALES}
+def _paired_timings(a: Path, b: Path):
+    """(size label, the first build's timing, the second's) for every timing both builds hold."""
     for results in sorted(a.glob("measured/*/results.json")):
         other = b / results.relative_to(a)
         second = dict(_timings(json.loads(other.read_text())["data"])) if other.is_file() else {}
         for path, t in _timings(json.loads(results.read_text())["data"]):
             if path in second and min(t["median"], second[path]["median"]) > 0:
-                low, high = sorted((t["median"], second[path]["median"]))
-                moves[next(label for bound, label in SCALES if t["median"] < bound)].append(high / low - 1)
+                yield next(label for bound, label in SCALES if t["median"] < bound), t, second[path]
+
+
+def timing_moves(a: Path, b: Path) -> dict[str, list[float]]:
+    """How far each timing's median moved between builds, by size: the ratio less one (2x slower or faster: 100 %)."""
+    moves: dict[str, list[float]] = {label: [] for _, label in SCALES}
+    for label, first, second in _paired_timings(a, b):
+        low, high = sorted((first["median"], second["median"]))
+        moves[label].append(high / low - 1)
     return {label: found for label, found in moves.items() if found}
 
 
@@ -207,15 +213,10 @@ def within_spreads(a: Path, b: Path) -> dict[str, tuple[int, int]]:
     """By size, how many of the second build's medians lie within the first build's
     interquartile range (the spread a page states), and within the range of its samples."""
     found: dict[str, list[int]] = {label: [0, 0] for _, label in SCALES}
-    for results in sorted(a.glob("measured/*/results.json")):
-        other = b / results.relative_to(a)
-        second = dict(_timings(json.loads(other.read_text())["data"])) if other.is_file() else {}
-        for path, t in _timings(json.loads(results.read_text())["data"]):
-            if path in second:
-                median, samples = second[path]["median"], t.get("samples") or (t["q1"], t["q3"])
-                counts = found[next(label for bound, label in SCALES if t["median"] < bound)]
-                counts[0] += t["q1"] <= median <= t["q3"]
-                counts[1] += min(samples) <= median <= max(samples)
+    for label, first, second in _paired_timings(a, b):
+        samples = first.get("samples") or (first["q1"], first["q3"])
+        found[label][0] += first["q1"] <= second["median"] <= first["q3"]
+        found[label][1] += min(samples) <= second["median"] <= max(samples)
     return {label: tuple(counts) for label, counts in found.items()}
 
 

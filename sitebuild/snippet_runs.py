@@ -254,9 +254,8 @@ def runs_at_once(quick: bool) -> int:
 
 
 def side_by_side(jobs: dict[str, Callable[[], object]], workers: int = 1) -> dict[str, object]:
-    """Each job's result, by name; `workers` jobs at a time (1: in order, in this thread).
-    Only quick mode runs more than one at a time: its numbers are never published, so its
-    runs may share the cores. The first failure stops the others (their process groups are
+    """Each job's result, by name; `workers` jobs at a time (1: in order, in this thread;
+    how many: runs_at_once). The first failure stops the others (their process groups are
     killed) and is raised; so is an interrupt of the waiting thread."""
     if workers <= 1 or len(jobs) <= 1:
         return {name: job() for name, job in jobs.items()}
