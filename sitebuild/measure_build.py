@@ -221,8 +221,15 @@ def within_spreads(a: Path, b: Path) -> dict[str, tuple[int, int]]:
 
 
 def stamp(quick: bool) -> str:
+    """Where and what was measured: taken as the project is copied (a commit made while
+    the builds run is not the one they measured)."""
     env, version = snippet_runs.machine(), snippet_runs._version
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD")
+    if commit and git("status", "--porcelain", "--untracked-files=normal"):
+        commit += " with uncommitted changes"
     return (f"Measured on {env['cpu']}, {env['cores']} cores · Python {platform.python_version()}, mkdocs {version('mkdocs')}, "
             f"mkdocs-material {version('mkdocs-material')} · {dt.datetime.now(dt.UTC):%Y-%m-%d}"
             + (f" · commit {commit}" if commit else "") + (" · quick mode (small sizes)" if quick else " · full size"))
@@ -282,10 +289,11 @@ def render_report(m: dict) -> str:
 
 
 def measure(quick: bool, work: Path, twice: bool, chapter_name: str = "docs/selu.md") -> dict:
+    m = {"stamp": stamp(quick), "chapter": chapter_name}
     shutil.copytree(ROOT, project := work / "project", ignore=shutil.ignore_patterns(*IGNORED))
     start, measured = time.time(), project / ".cache" / "measured" / ("quick" if quick else "full")
     print("a cold build, the same build again, mkdocs serve ...", flush=True)
-    m = {"cold": build(project, work / "site-a", quick), "chapter": chapter_name, "stamp": stamp(quick)}
+    m["cold"] = build(project, work / "site-a", quick)
     m.update(snippets=snippet_seconds(measured, start), warm=build(project, work / "site-warm", quick),
              reloads=serve_reloads(project, project / chapter_name, quick))
     m["weights"], m["shared"] = page_weights(work / "site-a")

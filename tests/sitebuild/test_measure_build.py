@@ -130,3 +130,20 @@ def test_no_page_is_over_its_word_limit(built_site):
 def test_the_whole_site_is_within_its_word_limit(built_site):
     total = sum(site_words(built_site).values())
     assert total <= WORD_LIMITS["all"], f"{total:,} words in all"
+
+
+def test_the_stamp_names_the_commit_and_says_when_the_tree_differs_from_it(tmp_path, monkeypatch):
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout.strip()
+    git("init", "-q")
+    (tmp_path / "a.md").write_text("a")
+    git("add", "a.md")
+    git("commit", "-qm", "a")
+    monkeypatch.setattr(measure_build, "ROOT", tmp_path)
+    head = git("rev-parse", "--short", "HEAD")
+    assert f"commit {head} · full size" in measure_build.stamp(quick=False)
+    (tmp_path / "b.md").write_text("b")  # untracked: the copy measured takes it too
+    assert f"commit {head} with uncommitted changes · quick mode" in measure_build.stamp(quick=True)
