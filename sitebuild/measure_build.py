@@ -1,7 +1,8 @@
 """What building this site costs, and how heavy and how wordy its pages are.
 
-On a copy of the project (your .cache/ and site/ stay as they are) it times a cold `mkdocs build --strict`, the
-same build again and `mkdocs serve` reloading after edits of docs/selu.md, weighs each page, counts its words and
+On a copy of the project (your .cache/ and site/ stay as they are) it times `mkdocs serve` with no caches (its first
+answer, then Ctrl-C while it measures), a cold `mkdocs build --strict`, the same build again and `mkdocs serve`
+reloading after edits of docs/selu.md, weighs each page, counts its words and
 runs Lighthouse's performance audit on it;
 --twice builds cold again and compares the two sites. It writes sitebuild/build-figures.md (included by
 docs/how-this-site-is-built.md). --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
@@ -18,6 +19,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -25,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import check_site
@@ -100,6 +103,43 @@ def serve_reloads(project: Path, chapter: Path, quick: bool, edits: int = 3) -> 
         except subprocess.TimeoutExpired:
             proc.kill()
     return seconds
+
+
+def serve_fresh(project: Path, quick: bool, stop_after: float = 5.0) -> dict[str, float]:
+    """On a project with no caches: seconds from starting `mkdocs serve` to its first answer (the
+    home page), then, `stop_after` seconds later, while a build snippet measures, from Ctrl-C
+    (SIGINT) to its exit. What it measured is removed: the cold build that follows starts cold."""
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = project.parent / "serve-fresh.log"
+    start = time.monotonic()
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+                                cwd=project, env=_env(quick), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"mkdocs serve exited ({proc.returncode}) before answering:\n"
+                                 + log.read_text()[-3000:])
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        answered = time.monotonic() - start
+        time.sleep(stop_after)
+        interrupted = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+        stopped = time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    return {"answer": answered, "stop": stopped}
 
 
 def prose_words(page: str) -> int:
@@ -249,6 +289,9 @@ def render_report(m: dict) -> str:
               f"| the same build again, nothing changed (caches reused) | {m['warm']:.1f} s |",
               f"| `mkdocs serve`: an edit of `{m['chapter']}` to \"Reloading browsers\" (median of {len(reloads)}) | "
               f"{statistics.median(reloads):.1f} s ({min(reloads):.1f} to {max(reloads):.1f}) |"]
+    if "serve_fresh" in m:
+        lines += [f"| `mkdocs serve` with no caches: its first answer (the home page) | {m['serve_fresh']['answer']:.1f} s |",
+                  f"| … then Ctrl-C while a build snippet measures: to its exit | {m['serve_fresh']['stop']:.1f} s |"]
     lines += [f"| a second cold build | {m['cold2']:.0f} s |"] if "cold2" in m else []
     weights, runs = m["weights"], m.get("lighthouse_runs", 1)
     lines += ["", f"<small class=\"stamp\">{m['stamp']}</small>", "", "### Pages", "",
@@ -291,8 +334,10 @@ def render_report(m: dict) -> str:
 def measure(quick: bool, work: Path, twice: bool, chapter_name: str = "docs/selu.md") -> dict:
     m = {"stamp": stamp(quick), "chapter": chapter_name}
     shutil.copytree(ROOT, project := work / "project", ignore=shutil.ignore_patterns(*IGNORED))
-    start, measured = time.time(), project / ".cache" / "measured" / ("quick" if quick else "full")
-    print("a cold build, the same build again, mkdocs serve ...", flush=True)
+    measured = project / ".cache" / "measured" / ("quick" if quick else "full")
+    print("mkdocs serve with no caches, a cold build, the same build again, mkdocs serve reloading ...", flush=True)
+    m["serve_fresh"] = serve_fresh(project, quick)
+    start = time.time()  # the snippets' shares count from the cold build's start
     m["cold"] = build(project, work / "site-a", quick)
     m.update(snippets=snippet_seconds(measured, start), warm=build(project, work / "site-warm", quick),
              reloads=serve_reloads(project, project / chapter_name, quick))

@@ -51,7 +51,7 @@ def test_time_calls_with_min_repeats_stops_once_every_spread_settles(
 def test_machine_check_times_three_tiny_calls():
     check = machine_check()
     assert set(check) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}
-    assert all(0 < seconds < 0.1 for seconds in check.values())
+    assert all(seconds > 0 for seconds in check.values())  # timings are reported, never bounded
 
 
 def test_quartiles_interpolate_between_samples_and_a_single_sample_has_no_spread():

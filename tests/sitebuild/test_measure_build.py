@@ -89,13 +89,14 @@ def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
     report = measure_build.render_report({
         "cold": 80.0, "warm": 1.5, "reloads": [1.0, 0.8, 1.2], "chapter": "docs/selu.md",
         "snippets": {"selu_benchmark": 12.0}, "stamp": "Measured on X", "weights": rows,
-        "shared": shared, "lighthouse_runs": 3, "cold2": 81.0,
+        "shared": shared, "lighthouse_runs": 3, "cold2": 81.0, "serve_fresh": {"answer": 11.4, "stop": 0.7},
         "lighthouse": {"selu/": "93 (90–95) (TBT 120 ms)", "ko/selu/": "91 (89–94) (TBT 150 ms)",
                        "(fonts)": "no Hangul font on this machine"},
         "compare": {"identical": ["a"], "numbers": ["b"], "other": [], "only_one": []},
         "moves": {"under 100 µs": [0.1, 0.3, 0.5]}, "spreads": {"under 100 µs": (2, 3)}})
     assert "| of which `selu_benchmark` | 12.0 s |" in report
     assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
+    assert "no caches: its first answer (the home page) | 11.4 s |" in report and "to its exit | 0.7 s |" in report
     assert f"| all pages | | | | {sum(r['words'] for r in rows):,} | |" in report
     assert " | 93 (90–95) (TBT 120 ms) |" in report and "Korean pages: selu/ 91 (89–94) (TBT 150 ms)." in report
     assert "median of 3 audits" in report and "Korean figures: no Hangul font" in report
