@@ -39,6 +39,18 @@ IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache", ".
 # A measured number with its unit, masked to compare builds; "never" stands where a break-even count would, long hex strings are hashes, 0x... addresses.
 NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.\d+)?"
                     r"(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
+# The site's prose limits (issue "Answers first"), in every mode: a chapter's words, the how-page's, the whole site's.
+# tests/sitebuild/test_measure_build.py holds the quick build to them; this script's report, the full build.
+WORD_LIMITS = {"all": 15_000, "chapter": 2_200, "how-this-site-is-built/": 1_500}
+
+
+def over_word_limits(words: dict[str, int]) -> dict[str, int]:
+    """The pages (and "all", the whole site) over their word limits, with their counts."""
+    over = {page: n for page, n in words.items() if n > WORD_LIMITS.get(page, WORD_LIMITS["chapter"])}
+    total = sum(words.values())
+    return over | ({"all": total} if total > WORD_LIMITS["all"] else {})
+
+
 SCALES = ((100e-6, "under 100 µs"), (10e-3, "100 µs to 10 ms"), (float("inf"), "10 ms and more"))  # the smallest are mostly dispatch, which the machine's state moves most
 # Not prose: code, tables, figures, navigation, and the hidden copy of each notebook cell's code that mkdocs-jupyter puts beside it for its copy button.
 NOT_PROSE = re.compile(r"<(pre|code|table|figure|svg|nav|script|style|clipboard-copy)\b.*?</\1>"
@@ -306,6 +318,10 @@ def render_report(m: dict) -> str:
               + (f"{r['figures']}: {_kb(r['figure_bytes'])}" if r["figures"] else "none")
               + f" | {_kb(r['gzipped'])} | {r['words']:,} | {perf.get(r['page'], '')} |" for r in weights]
     lines.append(f"| all pages | | | | {sum(r['words'] for r in weights):,} | |")
+    over = over_word_limits({r["page"]: r["words"] for r in weights})
+    lines += ["", "**Over the word limits** (" + ", ".join(f"{page or '(home)'} {n:,}" for page, n in over.items())
+              + f"; limits: {WORD_LIMITS['chapter']:,} a page, {WORD_LIMITS['how-this-site-is-built/']:,} "
+              f"this page, {WORD_LIMITS['all']:,} in all)."] if over else []
     korean = [f"{page[3:] or '(home)'} {score}" for page, score in perf.items() if page.startswith("ko/")]
     lines += ["", "Lighthouse on the Korean pages: " + "; ".join(korean) + "."] if korean else []
     lines += ["", f"Lighthouse: {perf['(all)']}."] if "(all)" in perf else []
