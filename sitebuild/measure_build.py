@@ -79,11 +79,15 @@ def snippet_seconds(measured: Path, start: float) -> dict[str, float]:
     return {name: end - begin for (begin, _), (end, name) in zip([(start, "")] + done, done)}
 
 
+def _free_address() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
 def serve_reloads(project: Path, chapter: Path, quick: bool, edits: int = 3) -> list[float]:
     """Seconds from each edit of `chapter` to `mkdocs serve` logging that browsers reload."""
-    with socket.socket() as s:  # a free port
-        s.bind(("127.0.0.1", 0))
-        address = f"127.0.0.1:{s.getsockname()[1]}"
+    address = _free_address()
     proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "--dev-addr", address],
                             cwd=project, env=_env(quick), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: list[tuple[float, str]] = []  # (when it was read, the line), filled as serve logs
@@ -121,13 +125,11 @@ def serve_fresh(project: Path, quick: bool, stop_after: float = 5.0) -> dict[str
     """On a project with no caches: seconds from starting `mkdocs serve` to its first answer (the
     home page), then, `stop_after` seconds later, while a build snippet measures, from Ctrl-C
     (SIGINT) to its exit. What it measured is removed: the cold build that follows starts cold."""
-    with socket.socket() as s:  # a free port
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    address = _free_address()
     log = project.parent / "serve-fresh.log"
     start = time.monotonic()
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address],
                                 cwd=project, env=_env(quick), stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
     try:
@@ -136,7 +138,7 @@ def serve_fresh(project: Path, quick: bool, stop_after: float = 5.0) -> dict[str
                 raise SystemExit(f"mkdocs serve exited ({proc.returncode}) before answering:\n"
                                  + log.read_text()[-3000:])
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5):
+                with urllib.request.urlopen(f"http://{address}/", timeout=5):
                     break
             except OSError:
                 time.sleep(0.05)
