@@ -148,15 +148,18 @@ def test_the_language_switch_goes_to_the_same_page(page):
 
 
 def test_the_light_dark_toggle_switches_and_persists(page):
-    scheme = "() => document.body.getAttribute('data-md-color-scheme')"
+    # Material's palette and, for scrollbars and form controls, the root's colour scheme
+    # (stylesheets/extra.css sets it: the page's own meta names both, overrides/main.html).
+    scheme = """() => [document.body.getAttribute('data-md-color-scheme'),
+                      getComputedStyle(document.documentElement).colorScheme]"""
     page.goto("")
-    assert page.evaluate(scheme) == "default"  # the browser prefers light
+    assert page.evaluate(scheme) == ["default", "light"]  # the browser prefers light
     page.locator("label.md-header__button[for^=__palette_]:visible").click()
-    assert page.evaluate(scheme) == "slate"
+    assert page.evaluate(scheme) == ["slate", "dark"]
     page.reload()
-    assert page.evaluate(scheme) == "slate", "the choice did not survive a reload"
+    assert page.evaluate(scheme) == ["slate", "dark"], "the choice did not survive a reload"
     page.locator("label.md-header__button[for^=__palette_]:visible").click()
-    assert page.evaluate(scheme) == "default"
+    assert page.evaluate(scheme) == ["default", "light"]
 
 
 def test_keyboard_reaches_skip_link_search_and_navigation(page, site_pages):
