@@ -4,7 +4,8 @@ On a copy of the project (your .cache/ and site/ stay as they are) it times `mkd
 answer, then Ctrl-C while it measures), a cold `mkdocs build --strict`, the same build again and `mkdocs serve`
 reloading after edits of docs/selu.md, weighs each page, counts its words and
 runs Lighthouse's performance audit on it;
---twice builds cold again and compares the two sites. It writes sitebuild/build-figures.md (included by
+--twice builds cold again and compares the two sites (over a report holding that comparison, only --twice
+may write: the pages link it). It writes sitebuild/build-figures.md (included by
 docs/how-this-site-is-built.md). --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
 """
 
@@ -35,6 +36,7 @@ import snippet_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "sitebuild" / "build-figures.md"
+TWICE_SECTION = "### Two cold builds compared"  # written by --twice only
 IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache", ".ruff_cache")
 # A measured number with its unit, masked to compare builds; "never" stands where a break-even count would, long hex strings are hashes, 0x... addresses.
 NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.\d+)?"
@@ -330,7 +332,7 @@ def render_report(m: dict) -> str:
     lines += ["", f"Lighthouse's Korean figures: {perf['(fonts)']}."] if "(fonts)" in perf else []
     if "compare" in m:
         c = m["compare"]
-        lines += ["", "### Two cold builds compared", "",
+        lines += ["", TWICE_SECTION, "",
                   f"Of {len(c['identical']) + len(c['numbers']) + len(c['other'])} files in both builds, "
                   f"{len(c['identical'])} are identical, {len(c['numbers'])} differ only in numbers and "
                   f"{len(c['other'])} otherwise" + (f" ({', '.join(f'`{f}`' for f in c['other'][:8])})"
@@ -379,6 +381,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--twice", action="store_true", help="build cold again and compare the sites")
     parser.add_argument("--out", type=Path, default=REPORT, help=f"the report (default {REPORT})")
     args = parser.parse_args(argv)
+    if not args.twice and args.out.is_file() and TWICE_SECTION in args.out.read_text(encoding="utf-8"):
+        # The pages link that comparison (how far a timing moves between builds): a one-build
+        # report would drop it without a word.
+        parser.error(f"{args.out} holds two cold builds compared, which the pages link to; "
+                     "measure with --twice, or write a one-build report elsewhere with --out FILE")
     with tempfile.TemporaryDirectory(prefix="measure-build-") as work:
         report = render_report(measure(args.quick, Path(work), args.twice))
     args.out.write_text(report, encoding="utf-8")
