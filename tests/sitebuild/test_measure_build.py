@@ -150,10 +150,14 @@ def test_the_stamp_names_the_commit_and_says_when_the_tree_differs_from_it(tmp_p
     assert f"commit {head} with uncommitted changes · quick mode" in measure_build.stamp(quick=True)
 
 
-def test_a_one_build_run_refuses_to_overwrite_a_two_build_report(tmp_path, capsys):
+def test_a_one_build_run_refuses_to_overwrite_a_two_build_report(tmp_path, capsys, monkeypatch):
     report = tmp_path / "build-figures.md"
     report.write_text(f"figures\n\n{measure_build.TWICE_SECTION}\n\nmoves\n", encoding="utf-8")
-    with pytest.raises(SystemExit) as stopped:  # before anything is measured
+
+    def measure(*args, **kwargs):  # without the refusal, fail at once instead of building
+        raise AssertionError("a one-build run started measuring over a two-build report")
+    monkeypatch.setattr(measure_build, "measure", measure)
+    with pytest.raises(SystemExit) as stopped:
         measure_build.main(["--out", str(report)])
     assert stopped.value.code == 2
     assert "--twice" in capsys.readouterr().err
