@@ -8,6 +8,10 @@ Results are reused only while their cache key is unchanged: the snippet, every s
 it imports (recursively), requirements.txt and requirements.lock, this file, the
 Python/jax/jaxlib versions, the CPU model and core count, and the mode (quick or full).
 
+Runs see the build's environment less JAX's and XLA's own settings (`JAX_*`, `XLA_*`:
+x64, flags, a persistent compilation cache ...): those would change what is measured
+without changing the cache key, so every measurement runs on JAX's defaults.
+
 Each run writes into a scratch folder that replaces the cached one only once complete,
 and runs in its own process group: `stop_all()` (serve's shutdown) or an interrupt of
 the waiting thread kills that whole group at once, so no measurement outlives the build.
@@ -220,12 +224,20 @@ def stop_all() -> None:
         _kill_group(proc, grace)
 
 
+def ignored_settings(environ) -> list[str]:
+    """The variables a run does not inherit: JAX and XLA read their configuration from
+    them (JAX_ENABLE_X64, XLA_FLAGS, JAX_COMPILATION_CACHE_DIR ...)."""
+    return sorted(name for name in environ if name.startswith(("JAX_", "XLA_")))
+
+
 def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
                  grace: float = 0.0) -> int | None:
     """Exit code of `cmd`, run in a new process group; None when it ran past `timeout`.
     Raises RunStopped when stop_all() killed it; on any exception in the waiting thread
     (KeyboardInterrupt from Ctrl-C or SIGTERM) the group is killed before it propagates."""
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
+    ignored = ignored_settings(os.environ)
+    env = {**{k: v for k, v in os.environ.items() if k not in ignored},
+           "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
                             start_new_session=True)
     with _lock:
@@ -374,6 +386,9 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
     folder = cache_root / name
     why = "forced by JIT_DOCS_REMEASURE" if remeasure else changed(cached_key(folder), key)
     log(f"{name}: measuring ({why}) ...")
+    if ignored_settings(os.environ):
+        log(f"{name}: not passing on {', '.join(ignored_settings(os.environ))} "
+            "(measurements run on JAX's default settings)")
     snippet = snippets_dir / f"{name}.py"
     flags = ["--quick"] if quick else []
     seconds = run_into_cache(

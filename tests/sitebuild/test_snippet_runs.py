@@ -71,6 +71,17 @@ def test_any_input_change_invalidates(project, change):
         assert again.results["value"] == 2 and "helper.py" in messages[0]
 
 
+def test_jax_and_xla_settings_of_the_shell_never_reach_a_measurement(project, monkeypatch):
+    # they would change what is measured while the cache key stays the same
+    (project / "snippets" / "toy.py").write_text(WRITER.replace(
+        "VALUE", "{k: v for k, v in __import__('os').environ.items() if k.startswith(('JAX_', 'XLA_', 'TOY_'))}"))
+    for name in ("JAX_ENABLE_X64", "XLA_FLAGS", "JAX_COMPILATION_CACHE_DIR", "TOY_SETTING"):
+        monkeypatch.setenv(name, "1")
+    result, messages = run(project)
+    assert result.results["value"] == {"TOY_SETTING": "1"}
+    assert any("not passing on JAX_COMPILATION_CACHE_DIR, JAX_ENABLE_X64, XLA_FLAGS" in m for m in messages)
+
+
 def test_remeasure_forces_a_run(project):
     run(project)
     again, _ = run(project, remeasure=True)
