@@ -93,3 +93,7 @@ def test_the_shared_caches_are_the_sizes_the_page_states():
     sizes = tl.jit_cache_sizes()
     assert sizes == bench.STATED_CACHES
     assert all(isinstance(v, int) and v > 0 for v in sizes.values())
+
+
+def test_every_jitted_call_fills_the_dispatch_cache_the_page_names():
+    assert bench.dispatch_caches_filled() == ["_cpp_pjit_cache_explicit_attributes"]

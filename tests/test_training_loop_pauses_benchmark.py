@@ -45,7 +45,7 @@ def test_numpy_batches_take_a_cache_entry_and_compile_nothing_even_in_quick_mode
 
 def test_the_shared_cache_sizes_were_read_from_jax(built_site):
     sizes = results()["data"]["cache_sizes"]
-    assert sizes["dispatch: compiled calls, jit without options"] == 8192
+    assert sizes["dispatch: compiled calls"] == 8192
     assert sizes["compiled executables"] == 2048
     assert "8,192" in results()["tables"]["caches"]
 
