@@ -24,7 +24,7 @@ import frameworks as fw
 import frameworks_worker as worker
 from deeponet import DEFAULT, SMALL
 from measurement import (Figure, Report, Timing, fmt_ratio, fmt_ratio_range,
-                         fmt_seconds, fmt_timing, main, markdown_table)
+                         fmt_seconds, fmt_timing, main, markdown_table, ratio_range)
 from selu import selu_jit
 
 FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
@@ -190,8 +190,11 @@ def title(name, label):
 
 
 def versus(t, ref):
-    """How `t` compares with jax.jit's `ref`, in words that hold either way."""
-    r = t.median / ref.median
+    """How `t` compares with `ref` (jax.jit's), in words that hold either way: on par
+    when the ratio's range, spanned by the two interquartile ranges, includes 1."""
+    r, low, high = ratio_range(t, ref)
+    if low <= 1 <= high:  # the pages read "TensorFlow with XLA <this>"
+        return f"on par ({fmt_ratio(low)} to {fmt_ratio(high)})"
     return f"{fmt_ratio(r)} slower" if r >= 1 else f"{fmt_ratio(1 / r)} faster"
 
 
@@ -267,11 +270,16 @@ def step_tables(report, results, steps, quick):
     report.text.update(batch=f"{config.batch_size:,}", width=str(config.width),
                        depth=str(config.depth), steps=str(worker.AGREEMENT_STEPS))
     fastest = report.text["fastest"] = {}  # text.fastest.pi, text.fastest.data
+    runner_up = report.text["runner_up"] = {}  # text.runner_up.pi.name, ...pi.vs
     for kind, key in (("physics", "pi"), ("data", "data")):
-        done = [r for r in steps if "timing" in results[r[0]]["steps"][kind][r[1]]]
-        best = min(done, default=None, key=lambda r: (
-            results[r[0]]["steps"][kind][r[1]]["timing"]["median"]))
-        fastest[key] = title(*best) if best else worker.SKIPPED
+        timed = {r: timing(results[r[0]]["steps"][kind][r[1]]["timing"]) for r in steps
+                 if "timing" in results[r[0]]["steps"][kind][r[1]]}
+        done = sorted(timed, key=lambda r: timed[r].median)
+        fastest[key] = title(*done[0]) if done else worker.SKIPPED
+        # the fastest wins only if the next is not on par with it
+        runner_up[key] = ({"name": title(*done[1]),
+                           "vs": versus(timed[done[1]], timed[done[0]])} if done[1:]
+                          else dict.fromkeys(("name", "vs"), worker.SKIPPED))
 
 
 def took_text(took):

@@ -72,6 +72,30 @@ def test_data_step_agrees_with_jax_after_a_few_steps(variant, problem, jax_data_
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)
 
 
+def test_eager_jax_step_agrees_and_compiles_nothing_after_its_first_calls(
+        problem, jax_data_steps):
+    # a step number that eager JAX sees as a concrete int compiles Adam's b1 ** (i + 1)
+    # anew at every step: the timings would measure that compile, not the step
+    import jax.monitoring
+
+    run, params = fw.jax_step(problem, False, jit=False)
+    losses = [run() for _ in range(STEPS)]
+    np.testing.assert_allclose(losses, jax_data_steps[0], rtol=1e-4)
+    for a, b in zip(params(), jax_data_steps[1]):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)
+    compiles = []
+
+    def listener(event, seconds, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(seconds)
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        run(), run()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+    assert not compiles, f"eager JAX compiled {len(compiles)} times on later steps"
+
+
 def test_problem_hands_over_the_deeponet_weights(problem):
     branch, trunk = PIDeepONet(QUICK).params
     assert len(problem["params"]) == 2 * (len(branch) + len(trunk))

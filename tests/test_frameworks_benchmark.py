@@ -1,5 +1,7 @@
 """snippets/frameworks_benchmark.py: what the quick build measured, and what it checked."""
 
+from frameworks_benchmark import step_tables, versus
+from measurement import Report, Timing
 from project import QUICK_RESULTS, quick_results
 
 FOLDER = QUICK_RESULTS / "frameworks_benchmark"
@@ -56,6 +58,7 @@ def test_text_keys_the_pages_quote(built_site):
     for path in ("selu.jax_jit.steady", "selu.torch_compile.vs_jit", "pi.jax_jit.steady",
                  "pi.torch_eager.steady", "pi.torch_eager.vs_jit", "pi.tf_xla.vs_jit",
                  "data.torch_compile.steady", "versions", "selu_fastest", "fastest.pi",
+                 "runner_up.pi.name", "runner_up.pi.vs", "pi.jax_eager.first",
                  "torch_compile_backend"):
         value = text
         for part in path.split("."):
@@ -67,3 +70,35 @@ def test_text_keys_the_pages_quote(built_site):
 def test_a_readers_run_prints_the_selu_and_step_tables(built_site):
     stdout = (FOLDER / "stdout.txt").read_text()
     assert "SELU" in stdout and "training step" in stdout
+
+
+def timed(*samples):
+    return Timing(list(samples), 1)
+
+
+def test_versus_says_on_par_when_the_ratio_range_includes_1():
+    ref = timed(0.9, 1.0, 1.1)  # quartiles 0.95 and 1.05
+    assert versus(timed(2.0, 2.1, 2.2), ref) == "2.1× slower"
+    assert versus(timed(0.4, 0.5, 0.6), ref) == "2× faster"
+    # the home page reads "TensorFlow with XLA <this>": no "slower" within the noise
+    assert versus(timed(0.95, 1.05, 1.2), ref) == "on par (0.95× to 1.2×)"
+    assert versus(timed(0.8, 0.9, 1.0), ref) == "on par (0.81× to 1×)"
+
+
+def test_the_fastest_step_names_its_runner_up_and_how_close_it_is():
+    def entry(*samples):
+        return {"timing": timed(*samples).as_dict(), "first": 1.0}
+    results = {"jax": {"steps": {
+                   "physics": {"jax.jit": entry(0.9, 1.0, 1.1), "eager": entry(9, 10, 11)},
+                   "data": {"jax.jit": entry(0.9, 1.0, 1.1), "eager": entry(2.0, 2.1, 2.2)}}},
+               "tensorflow": {"steps": {
+                   "physics": {"eager": entry(0.95, 1.05, 1.2)},
+                   "data": {"eager": entry(5, 6, 7)}}}}
+    report = Report()
+    step_tables(report, results, [("tensorflow", "eager"), ("jax", "eager"),
+                                  ("jax", "jax.jit")], quick=True)
+    assert report.text["fastest"] == {"pi": "JAX jax.jit", "data": "JAX jax.jit"}
+    assert report.text["runner_up"] == {
+        "pi": {"name": "TensorFlow eager", "vs": "on par (0.95× to 1.2×)"},
+        "data": {"name": "JAX eager", "vs": "2.1× slower"}}
+    assert report.text["pi"]["tf_eager"]["vs_jit"] == "on par (0.95× to 1.2×)"
