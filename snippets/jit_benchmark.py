@@ -134,7 +134,7 @@ def measure_dispatch(report, quick, x):
          "ready / returned"],
         [[f"one call, from idle (median of {len(singles)})", fmt_timing(bare),
           fmt_timing(blocked), fmt_ratio(blocked.median / bare.median)],
-         [f"a loop of {calls} calls (median of {runs} loops)",
+         [f"a loop of {calls} calls (of {runs} loops, the one with the median total)",
           fmt_seconds(returned[-1]), fmt_seconds(ready[-1]),
           fmt_ratio(ready[-1] / returned[-1])]])
     report.text.update(

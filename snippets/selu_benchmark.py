@@ -150,7 +150,8 @@ def headline(report, n, repeats, min_sample, normal, quick):
         threads=f"jax.jit on {threads} thread{'s' * (threads > 1)}, NumPy on 1",
         busy_jit=f"{busy['jit']:.2f}", busy_numpy=f"{busy['numpy']:.2f}")
 
-    # The published figures beside today's, on the same input and by the same statistic.
+    # The published figures beside today's, on the same input, by a similar statistic:
+    # the best sample.
     rows = [[src, fmt_seconds(e), fmt_seconds(j), fmt_ratio(e / j), how]
             for src, e, j, how in PUBLISHED]
     rows.append([f"this build, n = {n:,}" + (" (quick mode: not the docs' size)"
