@@ -386,8 +386,8 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
     folder = cache_root / name
     why = "forced by JIT_DOCS_REMEASURE" if remeasure else changed(cached_key(folder), key)
     log(f"{name}: measuring ({why}) ...")
-    if ignored_settings(os.environ):
-        log(f"{name}: not passing on {', '.join(ignored_settings(os.environ))} "
+    if ignored := ignored_settings(os.environ):
+        log(f"{name}: not passing on {', '.join(ignored)} "
             "(measurements run on JAX's default settings)")
     snippet = snippets_dir / f"{name}.py"
     flags = ["--quick"] if quick else []

@@ -270,8 +270,9 @@ def jax_step(p, physics, jit):
     step = jax.jit(step) if jit else step
     state, counter = [opt_init(params)], iter(range(1 << 62))
 
-    def run():  # i as an array, as the others get tensors; eager JAX gets a float: an
-        # int i, even an array, makes Adam's b1 ** (i + 1) an integer_pow compiled per i
+    def run():
+        # i as an array, as the others get tensors; eager JAX gets a float: an int i,
+        # even in an array, makes Adam's b1 ** (i + 1) an integer_pow compiled per i
         i = jnp.asarray(next(counter), None if jit else jnp.float32)
         state[0], value = jax.block_until_ready(step(i, state[0], *batches))
         return float(value)
