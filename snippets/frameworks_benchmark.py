@@ -220,11 +220,13 @@ def selu_tables(report, results, rows, ns):
             str(k)]["median"]) for k in ns] for name, label in rows])
     def median(row):
         return results[row[0]]["selu"][row[1]]["timing"][n]["median"]
-    fastest = min(rows, key=median)
+    fastest, runner_up = sorted(rows, key=median)[:2]
     report.text.update(n=f"{ns[-1]:,}", n_sci=f"10^{len(n) - 1}",
-                       sizes=", ".join(f"{k:,}" for k in ns),
+                       sizes=", ".join(f"{k:,}" for k in ns), selu_ways=str(len(rows)),
                        selu_fastest=title(*fastest),
-                       selu_fastest_time=fmt_seconds(median(fastest)))
+                       selu_runner_up={"name": title(*runner_up), "vs": versus(
+                           *(timing(results[r[0]]["selu"][r[1]]["timing"][n])
+                             for r in (runner_up, fastest)))})
 
 
 def step_tables(report, results, steps, quick):

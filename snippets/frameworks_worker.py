@@ -23,7 +23,8 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import frameworks as fw  # noqa: E402
-from measurement import DocumentationMismatch, stopwatch, time_calls  # noqa: E402
+from measurement import (DocumentationMismatch, keep_freed_memory, stopwatch,  # noqa: E402
+                         time_calls)
 
 MODULES = {"numpy": "numpy", "numba": "numba", "torch": "torch",
            "tensorflow": "tensorflow", "jax": "jax"}
@@ -207,6 +208,7 @@ def main():
         print("frameworks_benchmark.py runs this worker once per framework; run that.")
         return
     name = args.framework
+    allocator = keep_freed_memory()  # as in measurement.main: before a framework loads
     for other in set(MODULES.values()) - {"numpy", MODULES[name]}:
         sys.modules[other] = None  # import fails: TensorFlow's would load JAX (TFLite)
     start = time.perf_counter()
@@ -223,6 +225,7 @@ def main():
     if name == "numba":  # known only once a parallel function has run
         threads["layer"] = module.threading_layer()
     result = {"version": module.__version__, "import_s": import_s, "threads": threads,
+              "allocator": allocator,
               "selu": selu, "steps": steps,
               "seconds": {"selu": seconds, "steps": seconds_steps},  # the time budget
               "phases": PHASES}

@@ -97,7 +97,25 @@ def measure(quick: bool) -> Report:
     headline(report, n, repeats, min_sample, normal[n], quick)
     first_calls(report, n, quick, normal[n], normal[n + 1])
     scaling(report, quick, repeats, min_sample, normal)
+    check_same_size_agrees(report, n, quick)
     return report
+
+
+def check_same_size_agrees(report, n, quick):
+    """The headline and the scaling table time the same calls on the same input at n,
+    in different rotations: their medians must agree, or a timing depends on what ran
+    beside it (as it did, 2x, before measurement.keep_freed_memory)."""
+    headline = report.data["headline"]["standard normal float32, seed 0"]
+    row = report.data["scaling"]["n"].index(n)
+    tolerance = 3 if quick else 1.5  # quick mode: few samples, snippets side by side
+    for way in WAYS:
+        a, b = headline[way]["median"], report.data["scaling"][way][row]["median"]
+        if max(a, b) / min(a, b) > tolerance:
+            raise DocumentationMismatch(
+                f"snippets/selu_benchmark.py: {way} SELU at n = {n:,} took "
+                f"{fmt_seconds(a)} in the headline and {fmt_seconds(b)} in the scaling "
+                f"table, more than {tolerance}x apart: a timing depends on what shares "
+                "its rotation, and the page would show two answers to one question")
 
 
 def headline(report, n, repeats, min_sample, normal, quick):

@@ -1,6 +1,9 @@
 """snippets/measurement.py: statistics, formatting and the --out contract."""
 
 import json
+import platform
+import subprocess
+import sys
 
 import pytest
 
@@ -118,3 +121,34 @@ def test_log_log_axes_finishes_a_curve_over_sizes():
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("n", "seconds", "a title")
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a curve"]
     plt.close(fig)
+
+
+FREED_AFTER_16_MIB = """
+import ctypes, sys
+import numpy as np
+from measurement import keep_freed_memory
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks "
+        "keepcost").split()]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "keep":
+    assert keep_freed_memory().startswith("glibc malloc keeps freed memory")
+block = np.ones(16 << 20, dtype=np.uint8)  # touched: its pages are real
+del block
+print(libc.mallinfo2().fordblks)  # free bytes the heap holds for the next allocation
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
+def test_keep_freed_memory_keeps_a_freed_block_for_reuse():
+    def free_bytes_after(mode):
+        done = subprocess.run([sys.executable, "-c", FREED_AFTER_16_MIB, mode],
+                              capture_output=True, text=True, check=True, cwd=ROOT / "snippets")
+        return int(done.stdout)
+
+    assert free_bytes_after("default") < 16 << 20  # glibc gave the block back
+    assert free_bytes_after("keep") >= 16 << 20
