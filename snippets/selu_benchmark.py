@@ -187,14 +187,16 @@ def first_calls(report, n, quick, x, x_new):
     count = 2 if quick else 5  # each clears every cache and compiles anew
     stages = [first_call_stages(x) for _ in range(count)]
     first = {k: float(np.median([s[k] for s in stages])) for k in stages[0]}
+    totals = Timing([sum(s.values()) for s in stages], 1)  # each first call's sum
     # A new shape for eager (n + 1), made before the clock starts (eager_first_call).
     eager = Timing([eager_first_call(x_new) for _ in range(1 if quick else count)], 1)
     with count_compilations() as compiled:
         eager_first_call(x_new)
     eager_compiles = compiled.total()
     steady = report.data["steady"]["median"]
-    total = sum(first.values())
-    report.data["first_call"] = {**first, "eager_first_call": eager.as_dict(),
+    total = totals.median
+    report.data["first_call"] = {**first, "total": totals.as_dict(),
+                                 "eager_first_call": eager.as_dict(),
                                  "eager_compilations": eager_compiles,
                                  "steady": steady, "repeats": count}
     in_calls = lambda seconds, digits=0: f"{seconds / steady:,.{digits}f}"  # noqa: E731
@@ -205,7 +207,7 @@ def first_calls(report, n, quick, x, x_new):
          ["XLA compile", fmt_seconds(first["compile"]), in_calls(first["compile"])],
          ["first execution", fmt_seconds(first["first_execution"]),
           in_calls(first["first_execution"], 1)],
-         ["**first jitted call, total**", f"**{fmt_seconds(total)}**",
+         ["**first jitted call, total**", f"**{fmt_timing(totals)}**",
           f"**{in_calls(total)}**"],
          ["steady-state jitted call (median)", fmt_seconds(steady), "1"],
          [f"eager first call on a new shape ({eager_compiles} XLA compilations)",
@@ -214,7 +216,8 @@ def first_calls(report, n, quick, x, x_new):
         trace_and_lower=fmt_seconds(first["trace_and_lower"]),
         compile=fmt_seconds(first["compile"]),
         first_execution=fmt_seconds(first["first_execution"]),
-        first_total=fmt_seconds(total), steady=fmt_seconds(steady),
+        first_total=fmt_seconds(total),
+        steady=fmt_seconds(steady),
         first_in_steady_calls=in_calls(total),
         eager_first=fmt_seconds(eager.median), eager_compilations=str(eager_compiles),
         first_call_repeats=str(count))
