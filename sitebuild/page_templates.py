@@ -28,9 +28,26 @@ MEASURED = "measured"  # URL folder of the build snippets' outputs
 PENDING = "⏳ being measured"
 # The words the build puts around stamps, per edition (render's `labels`).
 ENGLISH = {"main": "Numbers on this page", "other": "Other numbers on this page",
-           "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)'}
+           "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)',
+           "slower": "machine {ratio}× slower by the end", "faster": "machine {ratio}× faster by the end"}
 KOREAN = {"main": "이 페이지의 숫자", "other": "이 페이지의 다른 숫자",
-          "made": '측정 코드 <code>snippets/{name}.py</code> (<a href="{numbers}">측정값</a>)'}
+          "made": '측정 코드 <code>snippets/{name}.py</code> (<a href="{numbers}">측정값</a>)',
+          "slower": "끝날 무렵 머신 {ratio}× 느려짐", "faster": "끝날 무렵 머신 {ratio}× 빨라짐"}
+# A full-size run whose machine check (measurement.machine_check, before and after
+# measuring) saw pure Python this much slower or faster at the end says so in its stamp.
+# The tiny jitted call is left out: its dispatch flips between two speeds on shared
+# machines, often. Quick mode runs snippets side by side: no note there.
+SPEED_CHANGE = 1.5
+
+
+def speed_change(results: dict, labels: dict[str, str]) -> str:
+    """' · machine 1.9× slower by the end' when a run's machine check moved that far."""
+    check = {} if results.get("quick") else results.get("machine_check") or {}
+    start, end = ((check.get(when) or {}).get("python_loop") for when in ("start", "end"))
+    if not start or not end or 1 / SPEED_CHANGE < end / start < SPEED_CHANGE:
+        return ""
+    key, factor = ("slower", end / start) if end > start else ("faster", start / end)
+    return " · " + labels[key].format(ratio=f"{factor:.1f}")
 
 
 class PageError(Exception):
@@ -150,7 +167,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         return posixpath.relpath(f"{MEASURED}/{name}/{file}", posixpath.dirname(page) or ".")
 
     def stamp(name: str) -> str:
-        return known(name)["stamp"] if known(name) else PENDING
+        found = known(name)
+        return found["stamp"] + speed_change(found, labels) if found else PENDING
 
     def source(name: str, own_stamp: bool) -> str:
         numbers = posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")

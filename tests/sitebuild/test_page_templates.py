@@ -50,6 +50,21 @@ def test_an_explicit_stamp_is_not_repeated():
     assert text.count("Measured on A") == 1
 
 
+def test_a_stamp_says_when_the_machine_changed_speed_while_measuring():
+    def check(start, end):
+        return {"start": {"python_loop": start, "tiny_jit_call": 1.0},
+                "end": {"python_loop": end, "tiny_jit_call": 9.0}}  # dispatch flips: ignored
+
+    results = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.9e-4)},
+               "b": {**RESULTS["b"], "machine_check": check(2e-4, 1e-4)}}
+    text = rendered(results)
+    assert "Measured on A · machine 1.9× slower by the end" in text
+    assert "Measured on B · machine 2.0× faster by the end" in text
+    steady = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.4e-4)},
+              "b": {**results["b"], "quick": True}}  # quick runs share the cores: no note
+    assert "machine" not in rendered(steady)  # within 1.5x, quick mode, or not checked
+
+
 @pytest.mark.parametrize("bad, message", [
     ('{{ table("a", "nope") }}', "chapter.md: build snippet 'a' wrote no table 'nope'"),
     ('{{ figure("a", "nope") }}', "wrote no figure 'nope'"),
