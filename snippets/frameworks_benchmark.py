@@ -200,11 +200,12 @@ def versus(t, ref):
 
 def selu_tables(report, results, rows, ns):
     n = str(ns[-1])
-    jit = timing(results["jax"]["selu"]["jax.jit"]["timing"][n])
+    timed = {(name, label): timing(results[name]["selu"][label]["timing"][n])
+             for name, label in rows}
+    jit = timed["jax", "jax.jit"]
     table = []
     for name, label in rows:
-        e = results[name]["selu"][label]
-        t = timing(e["timing"][n])
+        e, t = results[name]["selu"][label], timed[name, label]
         table.append([title(name, label), fmt_timing(t), fmt_seconds(e["first"]),
                       "1" if label == "jax.jit" else fmt_ratio_range(t, jit),
                       f"{max(e['max_diff'].values()):.1g}"])
@@ -218,15 +219,12 @@ def selu_tables(report, results, rows, ns):
         ["SELU, median per call"] + [f"n = {k:,}" for k in ns],
         [[title(name, label)] + [fmt_seconds(results[name]["selu"][label]["timing"][
             str(k)]["median"]) for k in ns] for name, label in rows])
-    def median(row):
-        return results[row[0]]["selu"][row[1]]["timing"][n]["median"]
-    fastest, runner_up = sorted(rows, key=median)[:2]
+    fastest, runner_up = sorted(rows, key=lambda row: timed[row].median)[:2]
     report.text.update(n=f"{ns[-1]:,}", n_sci=f"10^{len(n) - 1}",
                        sizes=", ".join(f"{k:,}" for k in ns), selu_ways=str(len(rows)),
                        selu_fastest=title(*fastest),
-                       selu_runner_up={"name": title(*runner_up), "vs": versus(
-                           *(timing(results[r[0]]["selu"][r[1]]["timing"][n])
-                             for r in (runner_up, fastest)))})
+                       selu_runner_up={"name": title(*runner_up),
+                                       "vs": versus(timed[runner_up], timed[fastest])})
 
 
 def step_tables(report, results, steps, quick):

@@ -25,6 +25,7 @@ PUBLISHED = [
     ("Korean blog post on JAX's JIT, quoting the JAX docs", 2.5e-3, 0.15e-3, "quoted"),
 ]
 WAYS = ("eager", "jit", "numpy")
+NORMAL = "standard normal float32, seed 0"  # the input headline and scaling share
 
 
 def three_ways(inputs):
@@ -105,7 +106,7 @@ def check_same_size_agrees(report, n, quick):
     """The headline and the scaling table time the same calls on the same input at n,
     in different rotations: their medians must agree, or a timing depends on what ran
     beside it (as it did, 2x, before measurement.keep_freed_memory)."""
-    headline = report.data["headline"]["standard normal float32, seed 0"]
+    headline = report.data["headline"][NORMAL]
     row = report.data["scaling"]["n"].index(n)
     tolerance = 3 if quick else 1.5  # quick mode: few samples, snippets side by side
     for way in WAYS:
@@ -121,7 +122,7 @@ def check_same_size_agrees(report, n, quick):
 def headline(report, n, repeats, min_sample, normal, quick):
     """Both inputs at one size, all three ways in the same run, and their threads."""
     inputs = {"jnp.arange(n), int32 (the JAX docs' input)": docs_input(n),
-              "standard normal float32, seed 0": normal}
+              NORMAL: normal}
     calls = three_ways(inputs)
     timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
     rows, timings = [], {}
@@ -216,8 +217,7 @@ def first_calls(report, n, quick, x, x_new):
         trace_and_lower=fmt_seconds(first["trace_and_lower"]),
         compile=fmt_seconds(first["compile"]),
         first_execution=fmt_seconds(first["first_execution"]),
-        first_total=fmt_seconds(total),
-        steady=fmt_seconds(steady),
+        first_total=fmt_seconds(total), steady=fmt_seconds(steady),
         first_in_steady_calls=in_calls(total),
         eager_first=fmt_seconds(eager.median), eager_compilations=str(eager_compiles),
         first_call_repeats=str(count))
