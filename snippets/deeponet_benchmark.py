@@ -50,11 +50,11 @@ def settings(quick):
     # bound, are slow: single-call samples, as few as still show their spread: more
     # rounds only while a spread has not settled.
     if quick:
-        return {"config": TINY, "sizes": (), "original": None,
+        return {"config": TINY, "sizes": (), "original": None, "first_calls": 1,
                 "repeats": 3, "min_repeats": 3, "min_sample": 0.002}
     return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
-            "original": (ORIGINAL, 1000), "repeats": 5, "min_repeats": 4,
-            "min_sample": 0.01}
+            "original": (ORIGINAL, 1000), "first_calls": 5, "repeats": 5,
+            "min_repeats": 4, "min_sample": 0.01}
 
 
 def batches_of(functions, batch_size, draw):
@@ -191,12 +191,20 @@ def all_steps(models, s, also=()):
             for label, _, _, batch_size in models}, also_done, seconds
 
 
-def first_calls(model, functions, batch_size):
-    """Both first calls from cold caches."""
-    jax.clear_caches()  # nothing compiled so far counts: both first calls start cold
+def first_calls(model, functions, batch_size, count):
+    """Both first calls from cold caches; the jitted one `count` times, stage by
+    stage: the median of each stage, and each first call's total."""
     batches = batches_of(functions, batch_size, batch_size)
     state = model.opt_state
-    result = {"first": first_call_stages(model, state, batches), "batches": batches}
+    runs = []
+    for _ in range(count):
+        jax.clear_caches()  # nothing compiled so far counts: each first call is cold
+        runs.append(first_call_stages(model, state, batches))
+    result = {"first": {k: type(v)(np.median([r[k] for r in runs]))  # int stays int
+                        for k, v in runs[0].items()},
+              "totals": [sum(r[k] for k in ("trace_and_lower", "compile",
+                                            "first_execution")) for r in runs],
+              "batches": batches}
     with count_compilations() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
@@ -310,7 +318,7 @@ def measure(quick: bool) -> Report:
     train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
     functions = random_functions(train_key, config.n_functions, config.n_sensors)
     model = PIDeepONet(config)
-    first = first_calls(model, functions, config.batch_size)
+    first = first_calls(model, functions, config.batch_size, s["first_calls"])
     seconds = {"first_calls": time.perf_counter() - start}
     sizes = sorted({*s["sizes"], config.batch_size})
     models = [(b, model, functions, b) for b in sizes]

@@ -310,19 +310,23 @@ def setup_table(report, results, quick, took):
             f"intra-op {th['intra_op']}" if th.get("intra_op") else None,
             f"inter-op {th['inter_op']}" if th.get("inter_op") else None,
             f"layer {th['layer']}" if th.get("layer") else None, th.get("note")]))
+        loop = r["python_loop"]  # the machine's speed, at the process's start and end
         table.append([TITLES[name], r["version"], fmt_seconds(r["import_s"]), threads,
-                      took_text(r["process"])])
+                      took_text(r["process"]),
+                      f"{fmt_seconds(loop['start'])} → {fmt_seconds(loop['end'])}"])
         report.text.setdefault("imports", {})[name] = fmt_seconds(r["import_s"])
         report.text.setdefault("process", {})[name] = took_text(r["process"])
         report.text.setdefault("version", {})[name] = r["version"]
+    loops = [v for n in FRAMEWORKS for v in results[n]["python_loop"].values()]
+    report.text["machine_drift"] = fmt_ratio(max(loops) / min(loops))
     report.tables["setup"] = markdown_table(
-        ["framework", "version", "import", "threads", "whole process"], table)
+        ["framework", "version", "import", "threads", "whole process",
+         "pure-Python loop, start → end"], table)
     report.text["took"] = took_text(took)  # text.took: inputs and every process
     report.text["versions"] = " · ".join(f"{TITLES[n]} {results[n]['version']}"
                                          for n in FRAMEWORKS)
     report.text["process_order"] = (  # text.process_order: how the processes ran
-        "two at a time (quick mode, to finish sooner: processes that share the cores, "
-        "whose timings are not published)" if quick
+        "two at a time (quick mode: sharing the cores)" if quick
         else "one after another, so no framework's threads or caches touch another's")
     report.text["torch_compile_backend"] = (
         "aot_eager (quick mode: no C++ generated)" if quick

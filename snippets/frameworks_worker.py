@@ -53,6 +53,13 @@ def phase(name):
         spent[1] += time.process_time() - cpu
 
 
+def python_loop():
+    """The machine check's pure-Python loop (measurement.machine_check, which needs
+    JAX): the same loop timed in every worker shows the machine's drift between them."""
+    return time_calls({"loop": lambda: sum(range(10_000))}, repeats=5,
+                      min_sample_s=0.005)["loop"].median
+
+
 def sizes(quick):
     """SELU's input sizes; the last is the headline size."""
     return [10**3, 10**5] if quick else [10**4, 10**5, 10**6]
@@ -209,6 +216,7 @@ def main():
         return
     name = args.framework
     allocator = keep_freed_memory()  # as in measurement.main: before a framework loads
+    loop_start = python_loop()
     for other in set(MODULES.values()) - {"numpy", MODULES[name]}:
         sys.modules[other] = None  # import fails: TensorFlow's would load JAX (TFLite)
     start = time.perf_counter()
@@ -226,6 +234,7 @@ def main():
         threads["layer"] = module.threading_layer()
     result = {"version": module.__version__, "import_s": import_s, "threads": threads,
               "allocator": allocator,
+              "python_loop": {"start": loop_start, "end": python_loop()},
               "selu": selu, "steps": steps,
               "seconds": {"selu": seconds, "steps": seconds_steps},  # the time budget
               "phases": PHASES}

@@ -4,7 +4,7 @@ The rungs of the ladder, each computing the same SELU as snippets/selu.py:
 
 1. pure Python: CPython's evaluation loop runs the loop's bytecode once per element;
 2. NumPy: one call per operation, each a precompiled C loop over the whole array;
-3. eager JAX: one dispatch per primitive, each a precompiled XLA kernel;
+3. eager JAX: one dispatch per operation, each a small compiled XLA program;
 4. jax.jit: the whole function compiled by XLA into one fused program.
 
 Run it to see the bytecode and the four results agree:  python snippets/interpreters.py
@@ -128,7 +128,7 @@ RUNGS = {
     # each call returns only once its result exists (block_until_ready for JAX)
     "pure Python": selu_python,  # the interpreter, element by element
     "NumPy": selu_numpy,  # one precompiled C loop per operation
-    "eager JAX": lambda x: selu(x).block_until_ready(),  # one kernel per primitive
+    "eager JAX": lambda x: selu(x).block_until_ready(),  # one program per operation
     "jax.jit": lambda x: selu_jit(x).block_until_ready(),  # one fused XLA program
 }
 # --8<-- [end:ladder]

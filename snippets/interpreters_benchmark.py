@@ -15,10 +15,11 @@ import numpy as np
 from interpreters import (RUNGS, instructions_executed, instructions_per_element,
                           ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
                           selu_python)
-from measurement import (DocumentationMismatch, Figure, Report, fmt_ratio,
+from measurement import (DocumentationMismatch, Figure, Report, faster, fmt_ratio,
                          fmt_ratio_range, fmt_seconds, fmt_timing, main,
                          markdown_table, time_calls)
 from selu import random_input, selu
+from selu_benchmark import xla_threads
 
 # What each rung translates, and when (the table adds how often it dispatches).
 TRANSLATED = {
@@ -32,6 +33,14 @@ DISPATCH_UNIT = {"pure Python": "bytecode instructions", "NumPy": "NumPy calls",
 COLORS = {"pure Python": "C3", "NumPy": "C2", "eager JAX": "C0", "jax.jit": "C1"}
 KEYS = {"python": "pure Python", "numpy": "NumPy", "eager": "eager JAX",
         "jit": "jax.jit"}
+
+
+def threads_note(threads):
+    """The rungs' threads: XLA may split the jitted loop; the others run on one."""
+    if threads > 1:
+        return (f"XLA split the jitted loop over {threads} threads, the others ran on "
+                "one")
+    return "every rung ran on one thread"
 
 
 def measure(quick: bool) -> Report:
@@ -121,8 +130,9 @@ def measure(quick: bool) -> Report:
         per_element={key: fmt_seconds(per[name]) for key, name in KEYS.items()},
         per_call={key: fmt_seconds(timings[name].median) for key, name in KEYS.items()},
         one={key: fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
-        python_vs_jit=fmt_ratio(per["pure Python"] / per["jax.jit"]),
-        python_vs_numpy=fmt_ratio(per["pure Python"] / per["NumPy"]),
+        threads_note=threads_note(xla_threads(inputs["jax.jit"])),
+        python_vs_jit=fmt_ratio(faster("jax.jit", per["pure Python"], per["jax.jit"])),
+        python_vs_numpy=fmt_ratio(faster("NumPy", per["pure Python"], per["NumPy"])),
         numpy_vs_jit=fmt_ratio(per["NumPy"] / per["jax.jit"]),
         eager_vs_jit=fmt_ratio(per["eager JAX"] / per["jax.jit"]),
         one_eager_vs_python=fmt_ratio(fixed["eager JAX"].median

@@ -150,6 +150,16 @@ def fmt_timing(t: Timing) -> str:
     return f"{fmt_seconds(t.median)} ({fmt_seconds(t.q1)} to {fmt_seconds(t.q3)})"
 
 
+def faster(what, slow, fast):
+    """slow / fast (Timings' medians, or seconds) where the page calls `what` faster:
+    a ratio under 1 fails the build instead of reading "0.8× faster"."""
+    ratio = getattr(slow, "median", slow) / getattr(fast, "median", fast)
+    if ratio <= 1:
+        raise DocumentationMismatch(
+            f"the page says {what} is faster; the ratio was {ratio:.3g}")
+    return ratio
+
+
 def fmt_ratio(ratio: float) -> str:
     return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:.0f}×"
 

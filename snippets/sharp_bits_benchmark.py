@@ -178,6 +178,19 @@ def capture_errors(report: Report) -> None:
     check_stories(report)
 
 
+def steady_reading(unrolled, fori):
+    """The unrolled against fori_loop's steady call, in words the timings bear out."""
+    ratio = unrolled["median"] / fori["median"]
+    if unrolled["q1"] > fori["q3"]:
+        return (f"the unrolled loop took {fmt_ratio(ratio)} as long as `fori_loop`, "
+                "beyond both interquartile ranges")
+    if fori["q1"] > unrolled["q3"]:
+        return (f"`fori_loop` took {fmt_ratio(1 / ratio)} as long as the unrolled "
+                "loop, beyond both interquartile ranges")
+    return ("close, within their interquartile ranges: a call on one scalar is mostly "
+            "dispatch overhead")
+
+
 def check_classes(report: Report) -> None:
     """The page says which built-in class each error is underneath; stop if not."""
     raised = [CASES[n].error for n in CASES if CASES[n].error is not None]
@@ -189,7 +202,9 @@ def check_classes(report: Report) -> None:
         raise DocumentationMismatch(
             f"the page says every jax.errors class it shows is a TypeError or an "
             f"IndexError; these are not: {outside}")
-    report.text.update(n_jax_errors=str(len(jax_errors)),
+    silent = sum(CASES[n].error is None for n in CASES)  # pitfalls that raise nothing
+    report.text.update(n_pitfalls=str(len(CASES)), n_silent=str(silent),
+                       n_jax_errors=str(len(jax_errors)),
                        n_index_errors=str(sum(issubclass(c, IndexError)
                                               for c in jax_errors)))
 
@@ -285,7 +300,8 @@ def measure_loops(report: Report, quick: bool) -> None:
         loop_fori_equations=f"{fori['equations']:,}",
         loop_unrolled_steady=fmt_seconds(unrolled["steady"]["median"]),
         loop_fori_steady=fmt_seconds(fori["steady"]["median"]),
-        loop_scan_steady=fmt_seconds(scan["steady"]["median"]))
+        loop_scan_steady=fmt_seconds(scan["steady"]["median"]),
+        loop_steady_reading=steady_reading(unrolled["steady"], fori["steady"]))
     report.figures["loops"] = loops_figure(lengths, results, repeats)
     x, n = jnp.float32(0.1), lengths[0]
     report.text.update(  # what each loop becomes in the jaxpr

@@ -97,7 +97,8 @@ def test_jitted_and_unjitted_steps_give_the_same_parameters(built_site):
 def test_first_call_is_split_and_ynnpack_fusions_were_counted(built_site):
     first = results()["data"]["first_call"]
     stages = ("trace_and_lower", "compile", "first_execution")
-    assert first["jit_first"] == sum(first[k] for k in stages)
+    assert all(first[k] > 0 for k in stages)  # medians of the cold first calls
+    assert first["jit_first"] == first["total"]["median"]  # each call's total, median
     assert first["ynn_fusions"] > 0
     assert first["no_ynn"] is None  # a second compilation: full size only
     assert first["eager_first_compiles"] > 10  # op by op: many primitives, each compiled
