@@ -209,7 +209,9 @@ def versus(t, ref):
     r, low, high = ratio_range(t, ref)
     if low <= 1 <= high:  # the pages read "TensorFlow with XLA <this>"
         return f"on par ({fmt_ratio(low)} to {fmt_ratio(high)})"
-    return f"{fmt_ratio(r)} slower" if r >= 1 else f"{fmt_ratio(1 / r)} faster"
+    # apart, yet within 10 %: two decimals, so that it never reads "1× slower"
+    fmt = (lambda x: f"{x:.2f}×") if max(r, 1 / r) < 1.1 else fmt_ratio
+    return f"{fmt(r)} slower" if r >= 1 else f"{fmt(1 / r)} faster"
 
 
 def selu_tables(report, results, rows, ns):

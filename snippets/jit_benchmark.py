@@ -239,11 +239,13 @@ def measure_break_even(report, quick, pool):
 def when(median_low_high):
     """Prose for a break-even: 'after 12 (9 to 15) calls', 'never at the medians
     (after 9 calls at best)', or 'never'."""
-    median, low, _ = median_low_high
+    median, low, high = median_low_high
     if math.isinf(low):
         return "never"
     if math.isinf(median):
         return f"never at the medians (after {fmt_calls(low)} calls at best)"
+    if low == median == high:  # no spread to state
+        return f"after {fmt_calls(median)} call" + ("" if median == 1 else "s")
     return f"after {fmt_calls_range(median_low_high)} calls"
 
 
