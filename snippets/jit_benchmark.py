@@ -78,6 +78,9 @@ def capture_tracing(report):
 # ---------------------------------------------------------------- the cache
 
 def capture_cache_cases(report):
+    if len(CASES) != 11:  # the page's heading and opening say "eleven cases"
+        raise DocumentationMismatch(
+            f"the page says eleven cases; jit.py has {len(CASES)}")
     rows, data, logs = [], {}, {}
     for slug, (title, _, _) in CASES.items():
         calls = run_case(slug)  # raises if a call differs from what the page states

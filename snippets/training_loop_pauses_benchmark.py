@@ -212,6 +212,7 @@ def measure(quick: bool) -> Report:
             f"the page says XLA's CPU client admits {IN_FLIGHT} computations in "
             f"flight; the loop found {flight}")
     ahead = run_ahead(runs["original"], log_every, n_iter, step_t.median / 2)
+    check_two_levels(runs["original"], log_every, step_t.median, ahead, quick)
     report.data["costs"] = {"step": step_t.as_dict(), "eager_eval": eager_t.as_dict(),
                             "jitted_eval": jitted_t.as_dict(), "in_flight": flight,
                             "run_ahead": ahead}
@@ -276,6 +277,18 @@ def summary(seconds, waits, every, n_iter):
             "wait": median(waits[1:]), "other": median(s[others]),
             "other_max": float(np.max(s[others])), "total": float(s.sum()),
             "rest": float(s[1:].sum())}
+
+
+def check_two_levels(seconds, every, step, ahead, quick):
+    """The page: between logging iterations, a run of iterations much shorter than a
+    step, then iterations of about a step each (their median within 0.5 to 2 steps)."""
+    slow = [s for i, s in enumerate(seconds) if i % every and s >= step / 2]
+    level = float(np.median(slow)) / step if slow else 0.0
+    if not quick and (ahead < 1 or not 0.5 <= level <= 2):
+        raise DocumentationMismatch(
+            "the page says the timeline has two levels between logging iterations (a "
+            "run much shorter than a step, then about a step each); found a run of "
+            f"{ahead:g} and a level of {level:.2g} steps")
 
 
 def run_ahead(seconds, every, n_iter, fast):
