@@ -172,12 +172,13 @@ def report_first_call(report, first, train):
     f, no = first["first"], first["no_ynn"]
     totals = Timing(first["totals"], 1)
     # several cold first calls: stage medians, and the totals' median with their IQR
-    total = fmt_timing(totals) if len(first["totals"]) > 1 else fmt_seconds(jit_first)
+    several = len(first["totals"]) > 1
+    total = fmt_timing(totals) if several else fmt_seconds(jit_first)
+    scope = (f"median of {len(first['totals'])} cold first calls" if several
+             else "one cold first call")
     not_measured = "not measured in quick mode"  # a second compilation of the step
     report.tables["first_call"] = markdown_table(
-        [f"batch of {train['batch_size']:,} points per loss term ("
-         + (f"medians of {len(first['totals'])} cold first calls)"
-            if len(first["totals"]) > 1 else "one cold first call)"), "time"],
+        [f"batch of {train['batch_size']:,} points per loss term ({scope})", "time"],
         [["trace and lower (Python → jaxpr → StableHLO)",
           fmt_seconds(f["trace_and_lower"])],
          ["XLA compile", fmt_seconds(f["compile"])],
@@ -205,8 +206,7 @@ def report_first_call(report, first, train):
         max_difference=f"{a['max_difference']:.1e}", max_step=f"{a['max_step']:.1e}",
         trace_and_lower=fmt_seconds(f["trace_and_lower"]),
         compile=fmt_seconds(f["compile"]), jit_first=total,
-        first_call_scope=(f"median of {len(first['totals'])} cold first calls"
-                          if len(first["totals"]) > 1 else "one cold first call"),
+        first_call_scope=scope,
         first_execution=fmt_seconds(f["first_execution"]),
         second_execution=fmt_seconds(f["second_execution"]),
         ynn_fusions=str(f["ynn_fusions"]),

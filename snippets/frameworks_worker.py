@@ -23,8 +23,8 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import frameworks as fw  # noqa: E402
-from measurement import (DocumentationMismatch, keep_freed_memory, stopwatch,  # noqa: E402
-                         time_calls)
+from measurement import (DocumentationMismatch, keep_freed_memory,  # noqa: E402
+                         python_loop, stopwatch, time_calls)
 
 MODULES = {"numpy": "numpy", "numba": "numba", "torch": "torch",
            "tensorflow": "tensorflow", "jax": "jax"}
@@ -53,11 +53,11 @@ def phase(name):
         spent[1] += time.process_time() - cpu
 
 
-def python_loop():
-    """The machine check's pure-Python loop (measurement.machine_check, which needs
-    JAX): the same loop timed in every worker shows the machine's drift between them."""
-    return time_calls({"loop": lambda: sum(range(10_000))}, repeats=5,
-                      min_sample_s=0.005)["loop"].median
+def machine_speed():
+    """The machine check's pure-Python loop, timed alone (the whole check needs JAX):
+    the same loop in every worker shows the machine's drift between them."""
+    timed = time_calls({"loop": python_loop}, repeats=5, min_sample_s=0.005)
+    return timed["loop"].median
 
 
 def sizes(quick):
@@ -216,7 +216,7 @@ def main():
         return
     name = args.framework
     allocator = keep_freed_memory()  # as in measurement.main: before a framework loads
-    loop_start = python_loop()
+    loop_start = machine_speed()
     for other in set(MODULES.values()) - {"numpy", MODULES[name]}:
         sys.modules[other] = None  # import fails: TensorFlow's would load JAX (TFLite)
     start = time.perf_counter()
@@ -234,7 +234,7 @@ def main():
         threads["layer"] = module.threading_layer()
     result = {"version": module.__version__, "import_s": import_s, "threads": threads,
               "allocator": allocator,
-              "python_loop": {"start": loop_start, "end": python_loop()},
+              "python_loop": {"start": loop_start, "end": machine_speed()},
               "selu": selu, "steps": steps,
               "seconds": {"selu": seconds, "steps": seconds_steps},  # the time budget
               "phases": PHASES}

@@ -270,6 +270,10 @@ def environment() -> dict[str, Any]:
 
 
 # --8<-- [start:machine_check]
+def python_loop():  # one core's speed; frameworks_worker.py times it too (no JAX there)
+    return sum(range(10_000))
+
+
 def machine_check(repeats: int = 9) -> dict[str, float]:
     """How fast, and how busy, the machine is right now: medians of three tiny calls,
     in seconds (`repeats` samples each; quick mode takes fewer).
@@ -288,7 +292,7 @@ def machine_check(repeats: int = 9) -> dict[str, float]:
     x_np = np.linspace(-1.0, 1.0, 1000, dtype=np.float32)
     x = jax.numpy.asarray(x_np)
     add_one = jax.jit(lambda v: v + 1)
-    timed = time_calls({"python_loop": lambda: sum(range(10_000)),
+    timed = time_calls({"python_loop": python_loop,
                         "tiny_jit_call": lambda: add_one(x).block_until_ready(),
                         "tiny_numpy_call": lambda: np.add(x_np, 1)},
                        repeats=repeats, min_sample_s=0.005)

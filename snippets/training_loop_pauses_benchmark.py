@@ -292,11 +292,16 @@ def check_two_levels(seconds, every, step, ahead, quick):
 
 
 def run_ahead(seconds, every, n_iter, fast):
-    """Median count, after each logging iteration, of the unbroken run of iterations
-    under `fast` s that follows it (the queue filling; later stray ones not counted)."""
+    """Median, over the intervals between logging iterations, of the longest unbroken
+    run of iterations under `fast` s (the queue filling; stray ones not counted)."""
     logs = list(range(0, n_iter, every))
-    counts = [next((k for k, s in enumerate(seconds[a + 1:b]) if s >= fast), b - a - 1)
-              for a, b in zip(logs, logs[1:])]
+    counts = []
+    for a, b in zip(logs, logs[1:]):
+        run = longest = 0
+        for s in seconds[a + 1:b]:
+            run = run + 1 if s < fast else 0
+            longest = max(longest, run)
+        counts.append(longest)
     return float(np.median(counts)) if counts else 0.0
 
 
