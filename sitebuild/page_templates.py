@@ -148,6 +148,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     results.json, or None while it is measured; `status` then says where it stands).
     `labels`: the words around stamps (ENGLISH, the default, or KOREAN)."""
     status, labels = status or {}, labels or ENGLISH
+    _no_bare_section_marker(markdown_text, page)
     # Raw HTML (a figcaption's Markdown is not rendered) links relative to the page's URL.
     page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
     counts = {name: len(re.findall(rf"\b{name}\b", markdown_text)) for name in results}
@@ -224,6 +225,18 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
                  for n in waiting]
         text = _insert_after_title(text, pending_note(lines))
     return text
+
+
+# pymdownx.snippets silently drops a page's line that holds a section marker: the same
+# expression as its RE_SNIPPET_SECTION, without the escape (";--8<--" shows the marker).
+_SECTION_MARKER = re.compile(r"(?<!;)(?<!-)-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:", re.I)
+
+
+def _no_bare_section_marker(markdown_text: str, page: str) -> None:
+    for number, line in enumerate(markdown_text.splitlines(), 1):
+        if _SECTION_MARKER.search(line):
+            raise PageError(f"{page} line {number}: pymdownx.snippets would drop this line, "
+                            f"a section marker: {line.strip()!r}; write ;--8<-- to show it")
 
 
 def pending_note(lines: list[str]) -> str:

@@ -238,9 +238,9 @@ def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
     ignored = ignored_settings(os.environ)
     env = {**{k: v for k, v in os.environ.items() if k not in ignored},
            "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
-                            start_new_session=True)
-    with _lock:
+    with _lock:  # started and registered at once: a stop_all() in between would miss it
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                                start_new_session=True)
         _live[proc.pid] = (proc, grace)
     try:
         return proc.wait(timeout=timeout)

@@ -139,9 +139,10 @@ def stopwatch(fn: Callable[[], Any]) -> tuple[float, Any]:
 def fmt_seconds(seconds: float) -> str:
     """A duration with a unit a reader can compare at a glance (3 significant
     digits)."""
+    rounded = float(f"{seconds:.3g}")  # 0.9996 ms is 1 ms, not "1e+03 µs"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if seconds >= scale or unit == "ns":
-            return f"{seconds / scale:.3g} {unit}"
+        if rounded >= scale or unit == "ns":
+            return f"{rounded / scale:.3g} {unit}"
     raise AssertionError("unreachable")
 
 
@@ -161,7 +162,7 @@ def faster(what, slow, fast):
 
 
 def fmt_ratio(ratio: float) -> str:
-    return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:.0f}×"
+    return f"{ratio:.2g}×" if ratio < 9.95 else f"{ratio:,.0f}×"
 
 
 def ratio_range(slow: Timing, fast: Timing) -> tuple[float, float, float]:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import sys
 import textwrap
 import threading
 
@@ -176,6 +177,23 @@ def test_stop_all_kills_the_running_snippet_and_leaves_no_scratch(project):
     with pytest.raises(ProcessLookupError):  # killed, and reaped
         os.kill(pid, 0)
     assert not list((project / "cache").iterdir())
+
+
+def test_stop_all_right_after_a_process_starts_still_kills_it(tmp_path, monkeypatch):
+    # stop_all() from another thread between the process's start and its registration
+    # (a busy machine can pause the starting thread there) must not miss it
+    real_popen = snippet_runs.subprocess.Popen
+
+    def popen_then_stop_all(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        threading.Thread(target=snippet_runs.stop_all).start()
+        threading.Event().wait(0.3)  # the starting thread, paused
+        return proc
+
+    monkeypatch.setattr(snippet_runs.subprocess, "Popen", popen_then_stop_all)
+    with pytest.raises(snippet_runs.RunStopped):
+        snippet_runs.run_in_group([sys.executable, "-c", "import time; time.sleep(20)"],
+                                  cwd=tmp_path, stdout=None, stderr=None, timeout=30)
 
 
 @pytest.mark.parametrize("environ, message", [
