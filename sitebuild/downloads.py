@@ -138,14 +138,12 @@ def on_files(files, config):
 
 
 _WORDS = {  # the box's words, per edition (mkdocs.ko.yml: extra.edition: ko)
-    "en": {"all": "all {n} files in a folder <code>{stem}/</code>, with the "
-                  "<code>requirements.txt</code> they need",
+    "en": {"all": "all {n} files and <code>requirements.txt</code>, in <code>{stem}/</code>",
            "source": "source", "title": "Download the code",
-           "text": "Every file this chapter's code needs, as the build ran it. In an empty "
-                   "folder, after <code>pip install -r requirements.txt</code>, the commands "
-                   "below work without their <code>snippets/</code> prefix."},
-    "ko": {"all": "파일 {n}개 전부를 폴더 <code>{stem}/</code>에, 필요한 "
-                  "<code>requirements.txt</code>와 함께",
+           "text": "The files this chapter's code needs, as the build ran them; in an empty "
+                   "folder, after <code>pip install -r requirements.txt</code>, run the "
+                   "commands below without <code>snippets/</code>."},
+    "ko": {"all": "파일 {n}개 전부와 <code>requirements.txt</code>를 <code>{stem}/</code>에",
            "source": "소스", "title": "코드 내려받기",
            "text": "이 장의 코드에 필요한 파일 전부이며, 빌드가 실행한 그대로입니다. 빈 폴더에서 "
                    "<code>pip install -r requirements.txt</code>를 하고 나면 아래 명령이 "

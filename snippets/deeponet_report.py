@@ -22,6 +22,13 @@ def sizes_text(sizes):
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def same_i_saving(train) -> str:
+    """What reusing one i saved per un-jitted step at the chapter's batch (medians)."""
+    saved = train["eager"].median - train["eager_same_i"].median
+    return (f"{fmt_seconds(saved)} less per step, medians" if saved > 0
+            else "no less per step at the medians")
+
+
 def report_scaling(report, runs, original, config, rounds):
     """The step over batch sizes: table, figure and the numbers the prose quotes. The
     un-jitted step with the same i was timed at the chapter's batch size only."""
@@ -71,11 +78,11 @@ def report_scaling(report, runs, original, config, rounds):
         jit_large=fmt_seconds(large["jit"].median),
         eager_large=fmt_seconds(large["eager"].median),
         eager_compile_per_call=fmt_seconds(train["compile_s_per_eager_call"]),
+        same_i_saving=same_i_saving(train),
         repeats=str(len(small["jit"].samples)),
         rounds=(f"{rounds[0]} rounds" if rounds[0] == rounds[1] else
-                f"at least {rounds[0]} rounds and at most {rounds[1]}, stopping after "
-                "the first round that moved no timing's quartiles by more than "
-                f"{SETTLED:.0%} of its median"),
+                f"{rounds[0]} to {rounds[1]} rounds, until one moved no quartile by "
+                f"over {SETTLED:.0%} of its median"),
         eager_sample=("a single call" if eager_calls == 1 else
                       f"the mean of up to {eager_calls} calls"),
         jit_steady_calls=f"{sum(m['calls']['jit'] for m in runs):,}",
@@ -318,9 +325,8 @@ def report_build_time(report, seconds, workers):
     """Where this snippet's own time went: measured, for the page to say."""
     report.data["seconds"] = seconds
     report.text["build_time"] = (
-        f"Measuring took {fmt_seconds(seconds['total'])} on this build's machine: "
-        f"{fmt_seconds(seconds['first_calls'])} for the first calls, "
-        f"{fmt_seconds(seconds['warm_up'])} for the warm-up ({workers} calls at a "
-        "time), "
-        f"{fmt_seconds(seconds['samples'])} for the samples and "
-        f"{fmt_seconds(seconds['training'])} for the training run and its check.")
+        f"Measuring took {fmt_seconds(seconds['total'])}: first calls "
+        f"{fmt_seconds(seconds['first_calls'])}, warm-up "
+        f"{fmt_seconds(seconds['warm_up'])} ({workers} at a time), samples "
+        f"{fmt_seconds(seconds['samples'])}, training and its check "
+        f"{fmt_seconds(seconds['training'])}.")

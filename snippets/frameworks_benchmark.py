@@ -203,15 +203,27 @@ def title(name, label):
     return f"{TITLES[name]} {label}" if name not in ("numpy",) else "NumPy"
 
 
-def versus(t, ref):
+def versus(t, ref, drift=1.0):
     """How `t` compares with `ref` (jax.jit's), in words that hold either way: on par
-    when the ratio's range, spanned by the two interquartile ranges, includes 1."""
+    when the ratio's range, spanned by the two interquartile ranges, includes 1; neither
+    faster nor slower while that range reaches within `drift`, how far the machine's
+    speed moved between the two processes (drift_between): brackets cannot show it."""
     r, low, high = ratio_range(t, ref)
     if low <= 1 <= high:  # the pages read "TensorFlow with XLA <this>"
         return f"on par ({fmt_ratio(low)} to {fmt_ratio(high)})"
+    if low <= drift and high >= 1 / drift:
+        return (f"within the machine's drift ({fmt_ratio(r)}; "
+                f"it drifted {fmt_ratio(drift)})")
     # apart, yet within 10 %: two decimals, so that it never reads "1× slower"
     fmt = (lambda x: f"{x:.2f}×") if max(r, 1 / r) < 1.1 else fmt_ratio
     return f"{fmt(r)} slower" if r >= 1 else f"{fmt(1 / r)} faster"
+
+
+def drift_between(results, *names):
+    """How far the machine's speed moved across these frameworks' processes: the largest
+    over the smallest of their pure-Python loop times, each timed at start and end."""
+    loops = [v for name in set(names) for v in results[name]["python_loop"].values()]
+    return max(loops) / min(loops)
 
 
 def selu_tables(report, results, rows, ns):
@@ -227,7 +239,7 @@ def selu_tables(report, results, rows, ns):
                       f"{max(e['max_diff'].values()):.1g}"])
         report.text.setdefault("selu", {})[slug(name, label)] = {  # text.selu.jax_jit
             "steady": fmt_seconds(t.median), "first": fmt_seconds(e["first"]),
-            "vs_jit": versus(t, jit)}
+            "vs_jit": versus(t, jit, drift_between(results, name, "jax"))}
     report.tables["selu"] = markdown_table(
         ["SELU, n = " + f"{ns[-1]:,}", "per call, steady", "first call", "÷ jax.jit",
          "largest difference to jax.jit"], table)
@@ -240,7 +252,9 @@ def selu_tables(report, results, rows, ns):
                        sizes=", ".join(f"{k:,}" for k in ns), selu_ways=str(len(rows)),
                        selu_fastest=title(*fastest),
                        selu_runner_up={"name": title(*runner_up),
-                                       "vs": versus(timed[runner_up], timed[fastest])})
+                                       "vs": versus(timed[runner_up], timed[fastest],
+                                                    drift_between(results, runner_up[0],
+                                                                  fastest[0]))})
 
 
 def step_tables(report, results, steps, quick):
@@ -266,7 +280,8 @@ def step_tables(report, results, steps, quick):
                       "1" if label == "jax.jit" else fmt_ratio_range(t, jits[kind])]
             shown[s] = {"steady": fmt_seconds(t.median),
                         "first": fmt_seconds(e["first"]),
-                        "vs_jit": versus(t, jits[kind])}
+                        "vs_jit": versus(t, jits[kind],
+                                         drift_between(results, name, "jax"))}
         table.append(cells)
         agree.append([title(name, label)] + [
             "·" if "loss_diff" not in e else
@@ -294,7 +309,9 @@ def step_tables(report, results, steps, quick):
         fastest[key] = title(*done[0]) if done else worker.SKIPPED
         # the fastest wins only if the next is not on par with it
         runner_up[key] = ({"name": title(*done[1]),
-                           "vs": versus(timed[done[1]], timed[done[0]])} if done[1:]
+                           "vs": versus(timed[done[1]], timed[done[0]],
+                                        drift_between(results, done[1][0], done[0][0]))}
+                          if done[1:]
                           else dict.fromkeys(("name", "vs"), worker.SKIPPED))
 
 

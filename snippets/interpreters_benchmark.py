@@ -19,7 +19,7 @@ from measurement import (DocumentationMismatch, Figure, Report, faster, fmt_rati
                          fmt_ratio_range, fmt_seconds, fmt_timing, main,
                          markdown_table, time_calls)
 from selu import random_input, selu
-from selu_benchmark import xla_threads
+from selu_benchmark import cores_busy, xla_threads
 
 # What each rung translates, and when (the table adds how often it dispatches).
 TRANSLATED = {
@@ -35,12 +35,17 @@ KEYS = {"python": "pure Python", "numpy": "NumPy", "eager": "eager JAX",
         "jit": "jax.jit"}
 
 
-def threads_note(threads):
-    """The rungs' threads: XLA may split the jitted loop; the others run on one."""
+def threads_note(threads, eager_cores):
+    """The rungs' threads: XLA may split the jitted loop, and each of eager JAX's
+    operations (`eager_cores`: cores busy while it ran); Python and NumPy run on one."""
+    eager = (f"eager JAX kept {eager_cores:.1f} cores busy" if eager_cores >= 1.2
+             else None)
     if threads > 1:
-        return (f"XLA split the jitted loop over {threads} threads, the others ran on "
-                "one")
-    return "every rung ran on one thread"
+        return (f"XLA split the jitted loop over {threads} threads"
+                + (f" and {eager}; Python and NumPy" if eager else "; the others")
+                + " ran on one")
+    return (f"{eager}; the other rungs ran on one thread" if eager
+            else "every rung ran on one thread")
 
 
 def measure(quick: bool) -> Report:
@@ -130,7 +135,8 @@ def measure(quick: bool) -> Report:
         per_element={key: fmt_seconds(per[name]) for key, name in KEYS.items()},
         per_call={key: fmt_seconds(timings[name].median) for key, name in KEYS.items()},
         one={key: fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
-        threads_note=threads_note(xla_threads(inputs["jax.jit"])),
+        threads_note=threads_note(xla_threads(inputs["jax.jit"]), cores_busy(
+            lambda: RUNGS["eager JAX"](inputs["eager JAX"]))),  # it blocks itself
         python_vs_jit=fmt_ratio(faster("jax.jit", per["pure Python"], per["jax.jit"])),
         python_vs_numpy=fmt_ratio(faster("NumPy", per["pure Python"], per["NumPy"])),
         numpy_vs_jit=fmt_ratio(per["NumPy"] / per["jax.jit"]),

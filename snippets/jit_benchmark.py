@@ -9,6 +9,7 @@ import contextlib
 import functools
 import io
 import math
+import mmap
 import time
 
 import jax
@@ -120,18 +121,40 @@ def capture_in_place(report):
 DISPATCH_N = 1_000_000
 
 
+def page_faults() -> int | None:
+    """Minor page faults of this process so far: first touches of memory it was given
+    (None where the resource module is missing: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def faults_per_call(measure, calls):
+    """measure()'s result, and the page faults per call while it ran."""
+    before = page_faults()
+    result = measure()
+    return result, None if before is None else (page_faults() - before) / calls
+
+
 def measure_dispatch(report, quick, x):
     n, calls, runs = DISPATCH_N, 20, (3 if quick else 5)
-    timelines = [dispatch_timeline(selu_jit, x, calls=calls) for _ in range(runs)]
+    timelines, loop_faults = faults_per_call(
+        lambda: [dispatch_timeline(selu_jit, x, calls=calls) for _ in range(runs)],
+        runs * calls)
     timelines.sort(key=lambda t: t[1][-1])
     returned, ready = timelines[len(timelines) // 2]  # the run with the median total
-    singles = [time_one_call(selu_jit, x) for _ in range(5 if quick else 15)]
+    count = 5 if quick else 15
+    singles, single_faults = faults_per_call(
+        lambda: [time_one_call(selu_jit, x) for _ in range(count)], count)
     bare = Timing([s[0] for s in singles], 1)
     blocked = Timing([s[1] for s in singles], 1)
     report.data["dispatch"] = {
         "n": n, "calls": calls, "runs": runs, "returned": returned, "ready": ready,
         "all_runs": [{"returned": r, "ready": d} for r, d in timelines],
-        "one_call_returned": bare.as_dict(), "one_call_ready": blocked.as_dict()}
+        "one_call_returned": bare.as_dict(), "one_call_ready": blocked.as_dict(),
+        "page_faults_per_call": {"loops": loop_faults, "single_calls": single_faults}}
     report.tables["dispatch"] = markdown_table(
         [f"jitted SELU, n = {n:,}", "returned after", "result ready after",
          "ready / returned"],
@@ -146,8 +169,28 @@ def measure_dispatch(report, quick, x):
         loop_per_call_returned=fmt_seconds(returned[-1] / calls),
         loop_per_call_ready=fmt_seconds(ready[-1] / calls),
         one_returned=fmt_seconds(bare.median), one_ready=fmt_seconds(blocked.median),
-        under_report=fmt_ratio(blocked.median / bare.median))
+        under_report=fmt_ratio(blocked.median / bare.median),
+        loop_vs_single=loop_vs_single(ready[-1] / calls, blocked.median, loop_faults,
+                                      single_faults, x.nbytes))
     report.figures["dispatch"] = dispatch_figure(returned, ready, n)
+
+
+def loop_vs_single(loop_per_call, single, loop_faults, single_faults, nbytes) -> str:
+    """How a call in the loop compares with a single call from idle, and why, as
+    measured: the cause is named only where the page faults show it."""
+    ratio = loop_per_call / single
+    if 1 / 1.5 <= ratio <= 1.5:
+        return ("Per call, that is close to a single call from idle "
+                f"({fmt_ratio(ratio)}).")
+    said = (f"Per call, that is {fmt_ratio(ratio)} the time of a single call from "
+            f"idle ({fmt_seconds(single)}, timed just after)")
+    few = max(10 * (single_faults or 0), 50)
+    if loop_faults is None or ratio < 1 or loop_faults < few:
+        return said + "."
+    return (f"{said}: the loop keeps its results alive, so calls write to fresh "
+            f"memory ({loop_faults:,.0f} page faults per call, "
+            f"{nbytes / mmap.PAGESIZE:,.0f} pages per result; single calls, which "
+            f"reuse freed memory, {single_faults:,.0f}).")
 
 
 def dispatch_figure(returned, ready, n) -> Figure:

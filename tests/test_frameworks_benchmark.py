@@ -1,6 +1,6 @@
 """snippets/frameworks_benchmark.py: what the quick build measured, and what it checked."""
 
-from frameworks_benchmark import step_tables, versus
+from frameworks_benchmark import drift_between, step_tables, versus
 from measurement import Report, Timing
 from project import QUICK_RESULTS, quick_results
 
@@ -85,13 +85,30 @@ def test_versus_says_on_par_when_the_ratio_range_includes_1():
     assert versus(timed(0.8, 0.9, 1.0), ref) == "on par (0.81× to 1×)"
 
 
+def test_versus_calls_nothing_faster_or_slower_within_the_machines_drift():
+    ref = timed(0.9, 1.0, 1.1)
+    # 1.5x apart, but the machine's speed moved 1.7x between the two processes
+    assert versus(timed(0.6, 0.67, 0.7), ref, drift=1.7) == (
+        "within the machine's drift (0.67×; it drifted 1.7×)")
+    assert versus(timed(2.0, 2.1, 2.2), ref, drift=1.7) == "2.1× slower"  # beyond it
+    assert versus(timed(0.4, 0.5, 0.6), ref, drift=1.5) == "2× faster"
+
+
+def test_the_drift_between_processes_spans_both_processes_loops():
+    results = {"jax": {"python_loop": {"start": 2.9e-4, "end": 3.0e-4}},
+               "tensorflow": {"python_loop": {"start": 1.85e-4, "end": 1.76e-4}}}
+    assert drift_between(results, "tensorflow", "jax") == 3.0e-4 / 1.76e-4
+    assert drift_between(results, "jax", "jax") == 3.0e-4 / 2.9e-4  # one process: its own
+
+
 def test_the_fastest_step_names_its_runner_up_and_how_close_it_is():
     def entry(*samples):
         return {"timing": timed(*samples).as_dict(), "first": 1.0}
-    results = {"jax": {"steps": {
+    loop = {"python_loop": {"start": 3e-4, "end": 3e-4}}  # no drift
+    results = {"jax": {**loop, "steps": {
                    "physics": {"jax.jit": entry(0.9, 1.0, 1.1), "eager": entry(9, 10, 11)},
                    "data": {"jax.jit": entry(0.9, 1.0, 1.1), "eager": entry(2.0, 2.1, 2.2)}}},
-               "tensorflow": {"steps": {
+               "tensorflow": {**loop, "steps": {
                    "physics": {"eager": entry(0.95, 1.05, 1.2)},
                    "data": {"eager": entry(5, 6, 7)}}}}
     report = Report()

@@ -40,3 +40,12 @@ def test_page_shows_the_listings_numbers_and_quickening(built_site):
     assert res["data"]["fused"][0] in html  # the superinstructions, in the note
     assert 'src="../measured/interpreters_benchmark/ladder.svg"' in html
     assert str(ROOT) not in html
+
+
+def test_the_threads_note_names_eager_jaxs_threads_only_when_they_were_busy():
+    from interpreters_benchmark import threads_note
+
+    assert threads_note(2, 1.6) == ("XLA split the jitted loop over 2 threads and eager JAX "
+                                    "kept 1.6 cores busy; Python and NumPy ran on one")
+    assert threads_note(2, 1.0) == "XLA split the jitted loop over 2 threads; the others ran on one"
+    assert threads_note(1, 1.0) == "every rung ran on one thread"

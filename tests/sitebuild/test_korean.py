@@ -186,7 +186,9 @@ def test_a_string_without_korean_fails_naming_the_snippet_and_the_string(built_s
     ko, out, missing = korean.korean_run("selu_benchmark", folder, results, strings,
                                          tmp_path / "out")
     assert ("Median time per call on standard normal float{} values (seed {}); the "
-            "shaded band is the interquartile range.") in missing
+            "shaded band is the interquartile range. The table's row at n = {} is a second "
+            "measurement, after the one above: the build fails if the two differ by more "
+            "than {}.") in missing
     message = korean.missing_message({"selu_benchmark": missing}, strings)
     assert "strings/selu_benchmark.yml lacks" in message and "--append-missing" in message
     assert not (out / "key.json").exists(), "a run with missing strings is not cached"
