@@ -105,11 +105,15 @@ class BackgroundRuns:
                 del self._queue[label]
                 self._running = (label, key)
                 self._built.clear()
-            self._rebuild()  # the pages now say what is being measured
-            self._built.wait(timeout=self.rebuild_wait_s)
+                # a stop_all() from here on (want() with a newer key, or stop(): both
+                # under this lock) stops this job's run, even before its process starts
+                mark = snippet_runs.stops_so_far()
             try:
-                if not self._stopping:
-                    job()
+                with snippet_runs.stoppable_since(mark):
+                    self._rebuild()  # the pages now say what is being measured
+                    self._built.wait(timeout=self.rebuild_wait_s)
+                    if not self._stopping:
+                        job()
             except snippet_runs.RunStopped:
                 pass  # stopped on purpose; a newer key, if any, is queued already
             except Exception as error:  # shown on its pages; the details go to the terminal

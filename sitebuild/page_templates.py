@@ -229,7 +229,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
 
 # pymdownx.snippets silently drops a page's line that holds a section marker: the same
 # expression as its RE_SNIPPET_SECTION, without the escape (";--8<--" shows the marker).
-_SECTION_MARKER = re.compile(r"(?<!;)(?<!-)-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:", re.I)
+_SECTION_MARKER = re.compile(r"(?<!;)(?<!-)-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:[ \t]*"
+                             r"[a-z][-_0-9a-z]*[ \t]*\]", re.I)
 
 
 def _no_bare_section_marker(markdown_text: str, page: str) -> None:

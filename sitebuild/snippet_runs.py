@@ -20,6 +20,7 @@ the waiting thread kills that whole group at once, so no measurement outlives th
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -197,6 +198,8 @@ _scratch_in_use: set[Path] = set()  # this process's runs (serve measures in a t
 # mode) each clear abandoned scratch first, and must never take another's new folder for one.
 _scratch_lock = threading.Lock()
 _lock = threading.Lock()
+_stops = 0  # how many stop_all() calls so far
+_since = threading.local()  # .stops: the mark a thread's stoppable_since() holds
 
 
 def _kill_group(proc: subprocess.Popen, grace: float) -> None:
@@ -216,12 +219,33 @@ def _kill_group(proc: subprocess.Popen, grace: float) -> None:
 
 
 def stop_all() -> None:
-    """Kill every running build snippet or notebook, each with its whole process group."""
+    """Kill every running build snippet or notebook, each with its whole process group,
+    and any that a thread inside stoppable_since() was about to start."""
+    global _stops
     with _lock:
+        _stops += 1
         running = list(_live.items())
         _stopped.update(pid for pid, _ in running)
     for _, (proc, grace) in running:
         _kill_group(proc, grace)
+
+
+def stops_so_far() -> int:
+    """How many times stop_all() was called: a mark for stoppable_since."""
+    with _lock:
+        return _stops
+
+
+@contextlib.contextmanager
+def stoppable_since(mark: int):
+    """Runs this thread starts inside the block raise RunStopped if stop_all() was
+    called after `mark` (stops_so_far()), even before they started (serve's worker: a
+    job waits for a page rebuild before its process starts)."""
+    _since.stops = mark
+    try:
+        yield
+    finally:
+        _since.stops = None
 
 
 def ignored_settings(environ) -> list[str]:
@@ -239,6 +263,8 @@ def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
     env = {**{k: v for k, v in os.environ.items() if k not in ignored},
            "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
     with _lock:  # started and registered at once: a stop_all() in between would miss it
+        if getattr(_since, "stops", None) not in (None, _stops):
+            raise RunStopped(" ".join(cmd))  # stopped before it could start
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
                                 start_new_session=True)
         _live[proc.pid] = (proc, grace)
@@ -272,7 +298,12 @@ def side_by_side(jobs: dict[str, Callable[[], object]], workers: int = 1) -> dic
     if workers <= 1 or len(jobs) <= 1:
         return {name: job() for name, job in jobs.items()}
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="snippet-run")
-    futures = {name: pool.submit(job) for name, job in jobs.items()}
+    mark = stops_so_far()  # a job that starts after the stop_all() below is stopped too
+
+    def stoppable(job):
+        with stoppable_since(mark):
+            return job()
+    futures = {name: pool.submit(stoppable, job) for name, job in jobs.items()}
     try:
         done, pending = wait(futures.values(), return_when=FIRST_EXCEPTION)
         failed = [f for f in futures.values() if f in done and f.exception()]

@@ -140,6 +140,8 @@ def fmt_seconds(seconds: float) -> str:
     """A duration with a unit a reader can compare at a glance (3 significant
     digits)."""
     rounded = float(f"{seconds:.3g}")  # 0.9996 ms is 1 ms, not "1e+03 µs"
+    if rounded >= 1000:
+        return f"{rounded:,.0f} s"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
         if rounded >= scale or unit == "ns":
             return f"{rounded / scale:.3g} {unit}"

@@ -79,7 +79,8 @@ def test_ratio_range_spans_both_spreads():
 
 @pytest.mark.parametrize("seconds, text", [(2.5, "2.5 s"), (0.00205, "2.05 ms"),
                                            (150e-6, "150 µs"), (3e-9, "3 ns"),
-                                           (0.0009996, "1 ms"), (999.6e-6 / 1e3, "1 µs")])
+                                           (0.0009996, "1 ms"), (999.6e-6 / 1e3, "1 µs"),
+                                           (1234.5, "1,230 s")])
 def test_fmt_seconds(seconds, text):
     assert fmt_seconds(seconds) == text
 

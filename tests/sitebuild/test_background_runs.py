@@ -96,3 +96,24 @@ def test_a_new_key_stops_the_running_job_and_stop_kills_its_process(queue, tmp_p
     second = started(tmp_path / "second.pid")
     queue.stop()
     assert not alive(second)
+
+
+def test_a_new_key_before_the_old_run_started_its_process_stops_it_too(tmp_path):
+    # the worker waits for a page rebuild before a job's process starts: a newer key
+    # arriving then must not let the old job start its process afterwards
+    runs = BackgroundRuns(tmp_path / "serving", log=lambda message: None, rebuild_wait_s=1)
+    try:
+        def writer(pid_file):
+            def job():
+                code = "import os, sys; open(sys.argv[1], 'w').write(str(os.getpid()))"
+                snippet_runs.run_in_group([sys.executable, "-c", code, str(pid_file)],
+                                          cwd=tmp_path, stdout=None, stderr=None, timeout=30)
+            return job
+
+        runs.want("s", {"k": 1}, writer(tmp_path / "first.pid"))
+        wait_until(lambda: (runs.status("s") or "").startswith("is running now"))
+        runs.want("s", {"k": 2}, writer(tmp_path / "second.pid"))
+        wait_until(lambda: (tmp_path / "second.pid").exists())
+        assert not (tmp_path / "first.pid").exists(), "the stale job started its process"
+    finally:
+        runs.stop()

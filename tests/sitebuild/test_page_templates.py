@@ -82,6 +82,7 @@ def test_a_section_marker_in_a_page_fails_unless_escaped():
         rendered(text="Sections:\n(`# --8<-- [start:name]` … `[end:name]`). A missing one fails.")
     assert "[start:name]" in rendered(text="(`# ;--8<-- [start:name]` … `[end:name]`).")
     assert rendered(text='--8<-- "selu.py:selu"')  # an include is not a section marker
+    assert rendered(text="`--8<-- [start:<name>]`")  # no valid name: pymdownx keeps it
 
 
 def test_pending_results_show_as_pending_never_as_numbers():

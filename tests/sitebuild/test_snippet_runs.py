@@ -196,6 +196,17 @@ def test_stop_all_right_after_a_process_starts_still_kills_it(tmp_path, monkeypa
                                   cwd=tmp_path, stdout=None, stderr=None, timeout=30)
 
 
+def test_a_stop_all_before_a_run_starts_stops_it_inside_stoppable_since(tmp_path):
+    mark = snippet_runs.stops_so_far()
+    snippet_runs.stop_all()  # e.g. serve's worker still waiting to start the run
+    with snippet_runs.stoppable_since(mark), pytest.raises(snippet_runs.RunStopped):
+        snippet_runs.run_in_group([sys.executable, "-c", "open('ran', 'w')"], cwd=tmp_path,
+                                  stdout=None, stderr=None, timeout=30)
+    assert not (tmp_path / "ran").exists()
+    assert snippet_runs.run_in_group([sys.executable, "-c", "pass"], cwd=tmp_path,
+                                     stdout=None, stderr=None, timeout=30) == 0  # outside
+
+
 @pytest.mark.parametrize("environ, message", [
     ({"JIT_DOCS_REMEASURE": "true"}, "JIT_DOCS_REMEASURE must be 0 or 1, not 'true'"),
     ({"JIT_DOCS_QUICK": "yes"}, "JIT_DOCS_QUICK must be 0 or 1"),
