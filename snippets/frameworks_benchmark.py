@@ -203,27 +203,36 @@ def title(name, label):
     return f"{TITLES[name]} {label}" if name not in ("numpy",) else "NumPy"
 
 
-def versus(t, ref, drift=1.0):
-    """How `t` compares with `ref` (jax.jit's), in words that hold either way: on par
-    when the ratio's range, spanned by the two interquartile ranges, includes 1; neither
-    faster nor slower while that range reaches within `drift`, how far the machine's
-    speed moved between the two processes (drift_between): brackets cannot show it."""
+def versus(t, ref, machine=(1.0, 1.0)):
+    """How `t` compares with `ref` (jax.jit's), in words that hold either way.
+    `machine`: how much slower the machine ran in t's process than in ref's
+    (machine_factor), which the brackets cannot show. Faster or slower only when the
+    ratio's range, spanned by the two interquartile ranges, lies on one side of 1 both
+    as measured and divided by that factor; on par when both include 1; otherwise
+    within the machine's drift."""
     r, low, high = ratio_range(t, ref)
-    if low <= 1 <= high:  # the pages read "TensorFlow with XLA <this>"
-        return f"on par ({fmt_ratio(low)} to {fmt_ratio(high)})"
-    if low <= drift and high >= 1 / drift:
-        return (f"within the machine's drift ({fmt_ratio(r)}; "
-                f"it drifted {fmt_ratio(drift)})")
-    # apart, yet within 10 %: two decimals, so that it never reads "1× slower"
-    fmt = (lambda x: f"{x:.2f}×") if max(r, 1 / r) < 1.1 else fmt_ratio
-    return f"{fmt(r)} slower" if r >= 1 else f"{fmt(1 / r)} faster"
+    m_low, m_high = machine
+    if low <= 1 <= high and low / m_high <= 1 <= high / m_low:
+        return f"on par ({fmt_ratio(low)} to {fmt_ratio(high)})"  # "TensorFlow <this>"
+    close = lambda x: f"{x:.2f}×" if max(x, 1 / x) < 1.1 else fmt_ratio(x)  # noqa: E731
+    if low > 1 and low / m_high > 1:
+        return f"{close(r)} slower"  # two decimals within 10 %: never "1× slower"
+    if high < 1 and high / m_low < 1:
+        return f"{close(1 / r)} faster"
+    slower = m_low * m_high > 1  # which way the machine moved, and how far at most
+    way = f"{close(m_high)} slower" if slower else f"{close(1 / m_low)} faster"
+    return (f"within the machine's drift ({fmt_ratio(low)} to {fmt_ratio(high)}; it "
+            f"ran up to {way} in that process)")
 
 
-def drift_between(results, *names):
-    """How far the machine's speed moved across these frameworks' processes: the largest
-    over the smallest of their pure-Python loop times, each timed at start and end."""
-    loops = [v for name in set(names) for v in results[name]["python_loop"].values()]
-    return max(loops) / min(loops)
+def machine_factor(results, name, ref):
+    """How much slower the machine ran in `name`'s process than in `ref`'s, as a range:
+    the ratios of their pure-Python loop times, each timed at start and end. One process
+    gives (1, 1): its variants were sampled in turns, so its brackets hold its drift."""
+    if name == ref:
+        return 1.0, 1.0
+    mine, theirs = (list(results[n]["python_loop"].values()) for n in (name, ref))
+    return min(mine) / max(theirs), max(mine) / min(theirs)
 
 
 def selu_tables(report, results, rows, ns):
@@ -239,7 +248,7 @@ def selu_tables(report, results, rows, ns):
                       f"{max(e['max_diff'].values()):.1g}"])
         report.text.setdefault("selu", {})[slug(name, label)] = {  # text.selu.jax_jit
             "steady": fmt_seconds(t.median), "first": fmt_seconds(e["first"]),
-            "vs_jit": versus(t, jit, drift_between(results, name, "jax"))}
+            "vs_jit": versus(t, jit, machine_factor(results, name, "jax"))}
     report.tables["selu"] = markdown_table(
         ["SELU, n = " + f"{ns[-1]:,}", "per call, steady", "first call", "÷ jax.jit",
          "largest difference to jax.jit"], table)
@@ -251,10 +260,9 @@ def selu_tables(report, results, rows, ns):
     report.text.update(n=f"{ns[-1]:,}", n_sci=f"10^{len(n) - 1}",
                        sizes=", ".join(f"{k:,}" for k in ns), selu_ways=str(len(rows)),
                        selu_fastest=title(*fastest),
-                       selu_runner_up={"name": title(*runner_up),
-                                       "vs": versus(timed[runner_up], timed[fastest],
-                                                    drift_between(results, runner_up[0],
-                                                                  fastest[0]))})
+                       selu_runner_up={"name": title(*runner_up), "vs": versus(
+                           timed[runner_up], timed[fastest],
+                           machine_factor(results, runner_up[0], fastest[0]))})
 
 
 def step_tables(report, results, steps, quick):
@@ -281,7 +289,7 @@ def step_tables(report, results, steps, quick):
             shown[s] = {"steady": fmt_seconds(t.median),
                         "first": fmt_seconds(e["first"]),
                         "vs_jit": versus(t, jits[kind],
-                                         drift_between(results, name, "jax"))}
+                                         machine_factor(results, name, "jax"))}
         table.append(cells)
         agree.append([title(name, label)] + [
             "·" if "loss_diff" not in e else
@@ -309,8 +317,8 @@ def step_tables(report, results, steps, quick):
         fastest[key] = title(*done[0]) if done else worker.SKIPPED
         # the fastest wins only if the next is not on par with it
         runner_up[key] = ({"name": title(*done[1]),
-                           "vs": versus(timed[done[1]], timed[done[0]],
-                                        drift_between(results, done[1][0], done[0][0]))}
+                           "vs": versus(timed[done[1]], timed[done[0]], machine_factor(
+                               results, done[1][0], done[0][0]))}
                           if done[1:]
                           else dict.fromkeys(("name", "vs"), worker.SKIPPED))
 

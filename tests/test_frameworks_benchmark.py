@@ -1,6 +1,6 @@
 """snippets/frameworks_benchmark.py: what the quick build measured, and what it checked."""
 
-from frameworks_benchmark import drift_between, step_tables, versus
+from frameworks_benchmark import machine_factor, step_tables, versus
 from measurement import Report, Timing
 from project import QUICK_RESULTS, quick_results
 
@@ -85,20 +85,29 @@ def test_versus_says_on_par_when_the_ratio_range_includes_1():
     assert versus(timed(0.8, 0.9, 1.0), ref) == "on par (0.81× to 1×)"
 
 
-def test_versus_calls_nothing_faster_or_slower_within_the_machines_drift():
-    ref = timed(0.9, 1.0, 1.1)
-    # 1.5x apart, but the machine's speed moved 1.7x between the two processes
-    assert versus(timed(0.6, 0.67, 0.7), ref, drift=1.7) == (
-        "within the machine's drift (0.67×; it drifted 1.7×)")
-    assert versus(timed(2.0, 2.1, 2.2), ref, drift=1.7) == "2.1× slower"  # beyond it
-    assert versus(timed(0.4, 0.5, 0.6), ref, drift=1.5) == "2× faster"
+def test_versus_weighs_which_way_the_machine_drifted_between_the_processes():
+    ref = timed(0.9, 1.0, 1.1)  # quartiles 0.95 and 1.05
+    # 1.5x faster as measured, but the machine ran 1.6-1.7x faster in t's process
+    assert versus(timed(0.6, 0.67, 0.7), ref, machine=(0.59, 0.63)) == (
+        "within the machine's drift (0.6× to 0.72×; it ran up to 1.7× faster in that "
+        "process)")
+    # 2x slower although the machine favoured t: slower all the more
+    assert versus(timed(2.0, 2.1, 2.2), ref, machine=(0.59, 0.63)) == "2.1× slower"
+    # 2x slower, with the machine 1.7-2.5x slower in t's process: not told apart
+    assert versus(timed(2.0, 2.1, 2.2), ref, machine=(1.7, 2.5)).startswith(
+        "within the machine's drift (2× to 2.3×; it ran up to 2.5× slower")
+    # on par as measured, but a machine 1.7x faster in t's process hides a gap
+    assert versus(timed(0.95, 1.05, 1.2), ref, machine=(0.55, 0.6)).startswith(
+        "within the machine's drift (0.95× to 1.2×")
+    assert versus(timed(0.95, 1.05, 1.2), ref, machine=(0.9, 1.1)) == "on par (0.95× to 1.2×)"
 
 
-def test_the_drift_between_processes_spans_both_processes_loops():
+def test_the_machine_factor_compares_two_processes_loops_and_is_1_within_one():
     results = {"jax": {"python_loop": {"start": 2.9e-4, "end": 3.0e-4}},
-               "tensorflow": {"python_loop": {"start": 1.85e-4, "end": 1.76e-4}}}
-    assert drift_between(results, "tensorflow", "jax") == 3.0e-4 / 1.76e-4
-    assert drift_between(results, "jax", "jax") == 3.0e-4 / 2.9e-4  # one process: its own
+               "torch": {"python_loop": {"start": 1.8e-4, "end": 1.76e-4}}}
+    low, high = machine_factor(results, "torch", "jax")
+    assert (low, high) == (1.76e-4 / 3.0e-4, 1.8e-4 / 2.9e-4)  # torch's ran faster
+    assert machine_factor(results, "jax", "jax") == (1.0, 1.0)  # sampled in turns
 
 
 def test_the_fastest_step_names_its_runner_up_and_how_close_it_is():
