@@ -128,7 +128,8 @@ def memory_traffic(report, quick):
         traffic_sizes=f"{sizes[0]:,} to {sizes[-1]:,}", traffic_repeats=str(repeats),
         n_smallest=f"{small['n']:,}",
         ratio_min=fmt_ratio(min(ratios)), ratio_max=fmt_ratio(max(ratios)),
-        model_within=str(places.count("within the range")), model_sizes=str(len(sizes)),
+        model_within=str(sum(p in ("within the range", "at the edge of the range")
+                             for p in places)), model_sizes=str(len(sizes)),
         small_eager=fmt_seconds(small["eager"]["median"]),
         small_jit=fmt_seconds(small["jit"]["median"]),
         mid_n=f"{mid['n']:,}", mid_jit=fmt_seconds(mid["jit"]["median"]),
@@ -141,11 +142,16 @@ def _and(sizes):
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+EDGE = 1.05  # a model this close to an end of the range is "at its edge": fragile
+
+
 def against_model(eager, jit, model):
     """Where the model's ratio lies against the measured one's range (both IQRs)."""
     _, low, high = ratio_range(eager, jit)
-    return ("within the range" if low <= model <= high
-            else "below the range" if model < low else "above the range")
+    if not low <= model <= high:
+        return "below the range" if model < low else "above the range"
+    return "at the edge of the range" if min(model / low, high / model) < EDGE else \
+        "within the range"
 
 
 def exp_costs(measured, quick):

@@ -31,3 +31,15 @@ def test_page_shows_the_fusion_without_build_paths(built_site):
     assert "<tmp>/moved" in html or "&lt;tmp&gt;/moved" in html
     assert res["text"]["capacity"]["dispatch"] == "8,192" and "8,192" in html
     assert "exported for platforms" in html
+
+
+def test_the_model_against_the_range_says_when_it_sits_at_an_edge():
+    from compilers_benchmark import against_model
+    from measurement import Timing
+
+    jit = Timing([0.9, 1.0, 1.1], 1)  # quartiles 0.95 and 1.05
+    assert against_model(Timing([5.9, 6.25, 7.5], 1), jit, 6.25) == "within the range"
+    # the range's lower end, 6.25 / 1.05 = 5.95, lies within 5 % of the model, 6.0
+    assert against_model(Timing([6.0, 6.5, 7.0], 1), jit, 6.0) == "at the edge of the range"
+    assert against_model(Timing([7.0, 7.5, 8.0], 1), jit, 6.25) == "below the range"
+    assert against_model(Timing([4.0, 4.5, 5.0], 1), jit, 6.25) == "above the range"
