@@ -9,6 +9,8 @@ the same code and the same numbers:
   - the same heading anchors, in order: a Korean heading keeps its English id explicitly,
     `## 첫 호출 { #the-first-call }` (the default slugify would turn Hangul into `_1`);
   - every number with a unit that the English prose types (`8,192`, `2 cores`, `3×`);
+  - the same blocks, in order: list items (at their indents), definitions, admonitions
+    and content tabs, so that no item is dropped or added (a page once lost one);
   - front matter naming the English text it was translated from:
         ---
         translated_from: 1a2b3c4d5e6f  # sha256 of docs/X.md, first 12 hex digits
@@ -56,6 +58,9 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*$")
 _INCLUDE = re.compile(r'--8<--\s+"([^"]+)"')
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+# A block a translation keeps: a list item (numbered or not), a definition, an
+# admonition (!!! or ???) or a content tab (===), with its indent.
+_BLOCK = re.compile(r"^( *)(?:([-*+])|(\d+)\.|(:)  |(!!!|\?\?\?\+?)|(===)) ")
 # A number the prose types, with its unit: "8,192", "2 cores" are numbers; "3×", "50 %",
 # "1.5 ms" keep their unit. Expressions are removed first: their numbers come from the build.
 # A Korean particle may follow the unit ("3×입니다"), so only Latin letters end a match.
@@ -114,7 +119,11 @@ def structure(text: str) -> dict:
         current.update(" ".join(e.split()) for e in _EXPRESSION.findall(line))
     sections.append(current)
     no_expressions = _EXPRESSION.sub(" ", re.sub(r"`[^`]*`", " ", whole))
+    kinds = ("list item", "numbered item", "definition", "admonition", "content tab")
+    blocks = [f"{kind} at indent {len(m.group(1))}" for m in map(_BLOCK.match, lines) if m
+              for kind, found in zip(kinds, m.groups()[1:]) if found]
     return {
+        "blocks": blocks,
         "includes": _INCLUDE.findall(text),
         "expressions by section": sections,
         "anchors": [explicit or anchor(title) for level, title, explicit in headings
@@ -135,6 +144,12 @@ def differences(english: Path, korean: Path) -> list[str]:
     for key in ("includes", "anchors"):
         if en[key] != ko[key]:
             problems.append(f"{key} differ:\n    English {en[key]}\n    Korean  {ko[key]}")
+    if en["blocks"] != ko["blocks"]:
+        at = next((i for i, (e, k) in enumerate(zip(en["blocks"], ko["blocks"])) if e != k),
+                  min(len(en["blocks"]), len(ko["blocks"])))
+        problems.append(f"blocks differ from block {at + 1} on: English "
+                        f"{en['blocks'][at:at + 3]}, Korean {ko['blocks'][at:at + 3]} "
+                        f"({len(en['blocks'])} against {len(ko['blocks'])} in all)")
     if en["expressions by section"] != ko["expressions by section"]:
         for i, (e, k) in enumerate(zip(en["expressions by section"],
                                        ko["expressions by section"])):

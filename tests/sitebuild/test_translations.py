@@ -139,6 +139,17 @@ def test_a_lost_include_expression_anchor_or_number_is_reported(tmp_path):
         assert what in found, (what, found)
 
 
+def test_a_lost_list_item_is_reported_though_the_digest_matches(tmp_path):
+    english = tmp_path / "en.md"
+    english.write_text(ENGLISH_PAGE + "\n- **Warm-up excluded.**\n- **JAX's defaults.**\n",
+                       encoding="utf-8")
+    korean = tmp_path / "ko.md"
+    korean.write_text(KOREAN_PAGE.format(digest=translations.source_digest(english))
+                      + "\n- **워밍업은 뺀다.**\n", encoding="utf-8")
+    (problem,) = translations.differences(english, korean)
+    assert problem.startswith("blocks differ from block 2 on") and "2 against 1" in problem
+
+
 def test_english_prose_in_a_built_korean_page_is_found_and_code_quotes_names_are_not():
     html = """<article>
       <h2 id="a">The first call takes long</h2>
