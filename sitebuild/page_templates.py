@@ -23,6 +23,7 @@ import posixpath
 import re
 
 import jinja2
+from pymdownx.snippets import SnippetPreprocessor
 
 MEASURED = "measured"  # URL folder of the build snippets' outputs
 PENDING = "⏳ being measured"
@@ -227,15 +228,12 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     return text
 
 
-# pymdownx.snippets silently drops a page's line that holds a section marker: the same
-# expression as its RE_SNIPPET_SECTION, without the escape (";--8<--" shows the marker).
-_SECTION_MARKER = re.compile(r"(?<!;)(?<!-)-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:[ \t]*"
-                             r"[a-z][-_0-9a-z]*[ \t]*\]", re.I)
-
-
 def _no_bare_section_marker(markdown_text: str, page: str) -> None:
+    """pymdownx.snippets silently drops a page's line that holds a section marker: find
+    one with its own expression (";--8<--", its escape, shows the marker instead)."""
     for number, line in enumerate(markdown_text.splitlines(), 1):
-        if _SECTION_MARKER.search(line):
+        marker = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line) if "8<-" in line else None
+        if marker and not marker.group("escape"):
             raise PageError(f"{page} line {number}: pymdownx.snippets would drop this line, "
                             f"a section marker: {line.strip()!r}; write ;--8<-- to show it")
 
