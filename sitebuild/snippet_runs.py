@@ -192,13 +192,12 @@ def options(environ: dict) -> dict:
 # ---------------------------------------------------------------- process groups
 
 _live: dict[int, tuple[subprocess.Popen, float]] = {}  # pid -> (process, grace seconds)
-_stopped: set[int] = set()
 _scratch_in_use: set[Path] = set()  # this process's runs (serve measures in a thread)
 # A scratch folder is registered in the same step that makes it: runs side by side (quick
 # mode) each clear abandoned scratch first, and must never take another's new folder for one.
 _scratch_lock = threading.Lock()
 _lock = threading.Lock()
-_stops = 0  # how many stop_all() calls so far
+_stops = 0  # how many stop_all() calls so far: a run that saw it change was stopped
 _since = threading.local()  # .stops: the mark a thread's stoppable_since() holds
 
 
@@ -225,7 +224,6 @@ def stop_all() -> None:
     with _lock:
         _stops += 1
         running = list(_live.items())
-        _stopped.update(pid for pid, _ in running)
     for _, (proc, grace) in running:
         _kill_group(proc, grace)
 
@@ -268,6 +266,7 @@ def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
                                 start_new_session=True)
         _live[proc.pid] = (proc, grace)
+        started_at = _stops
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -279,8 +278,7 @@ def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
     finally:
         with _lock:
             _live.pop(proc.pid, None)
-            if proc.pid in _stopped:
-                _stopped.discard(proc.pid)
+            if _stops != started_at:  # stop_all() ran while it was registered: it killed it
                 raise RunStopped(" ".join(cmd))
 
 
