@@ -34,7 +34,7 @@ import snippet_runs  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.measure")
 state = {"command": None, "queue": None, "korean": None, "results": {}, "folders": {}, "notebooks": {},
-         "status": {}, "edition": "en"}
+         "status": {}, "edition": "en", "korean_build": None}
 
 
 def _loudly(function, *args, **kwargs):
@@ -53,6 +53,9 @@ def on_startup(command, dirty):  # SIGTERM stops as Ctrl-C does, even a SIGINT a
 
 
 def on_shutdown():
+    if state["korean_build"]:  # the English build ended before the Korean one finished
+        state["korean_build"].stop()
+        state["korean_build"] = None
     if state["queue"]:
         state["queue"].stop()
     if state["korean"]:
@@ -114,6 +117,10 @@ def on_files(files, config):
         for uri, path in korean_edition.english_assets(Path(config.config_file_path).resolve().parent):
             if files.get_file_from_path(uri) is None:
                 files.append(File.generated(config, uri, abs_src_path=str(path)))
+    if state["edition"] == "en" and config.extra.get("korean_edition") and state["command"] == "build":
+        root = Path(config.config_file_path).resolve().parent  # every result is measured by now
+        state["korean_build"] = _loudly(korean_edition.Build, root, root / config.extra["korean_edition"],
+                                        Path(config.site_dir), config.site_url, log.info)
     for path, source in snippet_runs.site_files(state["folders"], state["results"]):
         files.append(File.generated(config, f"{page_templates.MEASURED}/{path}", **source))
     for name, path in state["notebooks"].items():
@@ -155,9 +162,9 @@ def on_post_build(config):
     site = Path(config.site_dir)
     if state["edition"] == "ko" and not (site := korean_edition.site_to_check(site, state["command"])):
         return  # the English build checks both editions together
-    if state["edition"] == "en" and config.extra.get("korean_edition") and state["command"] == "build":
-        root = Path(config.config_file_path).resolve().parent
-        _loudly(korean_edition.build, root, root / config.extra["korean_edition"], site, config.site_url, log.info)
+    if state["korean_build"]:  # started with the English pages (on_files)
+        korean_build, state["korean_build"] = state["korean_build"], None
+        _loudly(korean_build.finish)
     problems = check_site.all_problems(site)
     if problems:
         raise PluginError("the built site has problems (sitebuild/check_site.py):\n  " + "\n  ".join(problems))

@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -81,14 +82,33 @@ def english_assets(root: Path) -> list[tuple[str, Path]]:
             if p.is_file() and p.suffix != ".md"]
 
 
-def build(root: Path, ko_config: Path, site_dir: Path, site_url: str, log) -> None:
-    """After the English build: the Korean edition into SITE/ko (English cleans SITE first)."""
-    command = _build_command(ko_config, site_dir / "ko")
-    log("building the Korean edition: " + " ".join(command[1:]))
-    done = subprocess.run(command, cwd=root, env={
-        **os.environ, FROM_ENGLISH: "1", "SITE_URL_KO": site_url.rstrip("/") + "/ko/"})
-    if done.returncode != 0:
-        raise EditionError(f"the Korean edition ({ko_config.name}) failed: its messages are above")
+class Build:
+    """The Korean edition's `mkdocs build` into SITE/ko, run by the English build beside its
+    own pages (it needs only the measured results, ready before any page is made; English
+    cleans SITE first): start it, then `finish` (its messages printed together; EditionError
+    when it failed), or `stop` it when the English build ends early."""
+
+    def __init__(self, root: Path, ko_config: Path, site_dir: Path, site_url: str, log):
+        self.ko_config, command = ko_config, _build_command(ko_config, site_dir / "ko")
+        log("building the Korean edition beside the English pages: " + " ".join(command[1:]))
+        self.output = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.process = subprocess.Popen(command, cwd=root, stdout=self.output, stderr=subprocess.STDOUT,
+                                        text=True, env={**os.environ, FROM_ENGLISH: "1",
+                                                        "SITE_URL_KO": site_url.rstrip("/") + "/ko/"})
+
+    def finish(self) -> None:
+        code = self.process.wait()
+        self.output.seek(0)
+        sys.stderr.write(self.output.read())
+        self.output.close()
+        if code != 0:
+            raise EditionError(f"the Korean edition ({self.ko_config.name}) failed: its messages are above")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.output.close()
 
 
 def _build_command(ko_config: Path, site_dir: Path) -> list[str]:

@@ -81,6 +81,15 @@ def test_an_unknown_page_variable_fails_the_build_and_names_the_page(project_cop
     assert "selu.md" in output and "no_such_number" in output
 
 
+def test_a_broken_korean_page_fails_the_english_build_with_its_messages(project_copy, tmp_path):
+    # the Korean edition is built beside the English pages: its failure is the build's
+    doc = project_copy / "docs-ko" / "selu.md"
+    doc.write_text(doc.read_text() + "\n{{ selu_benchmark.text.no_such_number }}\n")
+    output = failed(build_site(project_copy, tmp_path / "site"))
+    assert "the Korean edition (mkdocs.ko.yml) failed" in output
+    assert "selu.md" in output and "no_such_number" in output  # its own messages, printed
+
+
 def test_a_failing_notebook_cell_fails_the_build(project_copy, tmp_path):
     template = project_copy / "notebooks" / "selu.py"
     # the first cell fails: the kernel's start is all this test waits for
