@@ -162,9 +162,9 @@ def on_post_build(config):
     site = Path(config.site_dir)
     if state["edition"] == "ko" and not (site := korean_edition.site_to_check(site, state["command"])):
         return  # the English build checks both editions together
-    if state["korean_build"]:  # started with the English pages (on_files)
-        korean_build, state["korean_build"] = state["korean_build"], None
-        _loudly(korean_build.finish)
+    if state["korean_build"]:  # started with the English pages (on_files); interrupted while
+        _loudly(state["korean_build"].finish)  # waiting, on_shutdown still stops it
+        state["korean_build"] = None
     problems = check_site.all_problems(site)
     if problems:
         raise PluginError("the built site has problems (sitebuild/check_site.py):\n  " + "\n  ".join(problems))

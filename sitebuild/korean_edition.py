@@ -104,7 +104,7 @@ class Build:
         if code != 0:
             raise EditionError(f"the Korean edition ({self.ko_config.name}) failed: its messages are above")
 
-    def stop(self) -> None:
+    def stop(self) -> None:  # also after a finish() that failed or was interrupted
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
