@@ -105,6 +105,12 @@ def context(browser, server):
 
 
 @pytest.fixture
+def open_page():
+    """load(): a page, with Material's script started."""
+    return load
+
+
+@pytest.fixture
 def page(context):
     tab = context.new_page()
     yield tab
@@ -135,6 +141,13 @@ class Visit:
     copies: list[dict] = field(default_factory=list)  # clipboard, expected, language
 
 
+def load(tab, url: str = "", reload: bool = False) -> None:
+    """Load a page and wait for Material's script, which starts after the page's first
+    frame (sitebuild/page_markup.py): until then the page shows its no-JavaScript form."""
+    tab.reload(wait_until="load") if reload else tab.goto(url, wait_until="load")
+    tab.wait_for_function("() => window.siteScriptsReady === true")
+
+
 def _path(url: str, base: str) -> str:
     """An absolute URL of the site as a page path relative to the root ("", "selu/")."""
     return re.sub(r"[?#].*$", "", url[len(base):]) if url.startswith(base) else url
@@ -151,7 +164,7 @@ def _visit(tab, base: str, url: str) -> Visit:
     }
     for event, handler in handlers.items():
         tab.on(event, handler)
-    tab.goto(base + url, wait_until="load")
+    load(tab, base + url)
     visit.images = tab.eval_on_selector_all(
         "article img", "els => els.map(e => ({src: e.currentSrc || e.src, alt: e.alt, width: e.naturalWidth}))")
     visit.nav_links = [_path(h, base) for h in tab.eval_on_selector_all(
@@ -174,8 +187,10 @@ def _visit(tab, base: str, url: str) -> Visit:
                 return {expected: code.textContent.replace(/\\n$/, ''),
                         language: (code.closest('[class*=language-]') || {className: ''}).className}; }""")})
 
-    # Both palettes on the same DOM: switch the scheme with transitions off, then measure.
-    tab.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
+    # Both palettes on the same DOM: switch the scheme with transitions off, then measure,
+    # with every section and code block laid out (off screen, content-visibility skips them).
+    tab.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important;"
+                              " content-visibility: visible !important }")
     for scheme in SCHEMES:
         tab.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
         visit.low_contrast[scheme] = [e for e in tab.evaluate(CONTRAST_JS) if e["fails"]]

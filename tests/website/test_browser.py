@@ -97,11 +97,11 @@ def distinctive_words(search_index: dict) -> dict[str, str]:
             for page, counts in words.items() if counts}
 
 
-def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site_pages):
+def test_search_finds_each_page_by_a_word_from_its_body(page, open_page, search_index, site_pages):
     site_pages = [url for url in site_pages if not url.startswith("ko/")]  # English
     words = distinctive_words(search_index)
     assert set(site_pages) <= set(words), f"pages missing from the search index: {set(site_pages) - set(words)}"
-    page.goto("")
+    open_page(page)
     box = page.locator("input.md-search__input")
     missed = []
     for url in site_pages:
@@ -117,7 +117,7 @@ def test_search_finds_each_page_by_a_word_from_its_body(page, search_index, site
     assert not missed, "\n".join(missed)
 
 
-def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_index):
+def test_korean_search_finds_a_noun_that_a_particle_follows(page, open_page, korean_search_index):
     """Korean attaches particles to nouns: "컴파일러" must find a section that only says
     "컴파일러가" (or 는, 를 ...): mkdocs.ko.yml's search separator and lang."""
     only_attached = [doc["location"] for doc in korean_search_index["docs"]
@@ -125,7 +125,7 @@ def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_
                      and not re.search(r"컴파일러(?![가-힣])", doc["text"])]
     assert only_attached, "no Korean section says 컴파일러 only with a particle: are the pages translated?"
     pages = sorted({"/ko/" + location.split("#")[0] for location in only_attached})
-    page.goto("ko/")
+    open_page(page, "ko/")
     box = page.locator("input.md-search__input")
     box.click()
     box.press_sequentially("컴파일러")
@@ -138,36 +138,36 @@ def test_korean_search_finds_a_noun_that_a_particle_follows(page, korean_search_
         pytest.fail(f"searching 컴파일러 lists {found}, none of {pages}")
 
 
-def test_the_language_switch_goes_to_the_same_page(page):
+def test_the_language_switch_goes_to_the_same_page(page, open_page):
     for start, lang, end in (("selu/", "ko", "/ko/selu/"), ("ko/jit/", "en", "/jit/")):
-        page.goto(start)
+        open_page(page, start)
         page.locator("div.md-select").first.hover()
         with page.expect_navigation():
             page.locator(f'a.md-select__link[hreflang="{lang}"]').click()
         assert page.url.endswith(end), (start, page.url)
 
 
-def test_the_light_dark_toggle_switches_and_persists(page):
+def test_the_light_dark_toggle_switches_and_persists(page, open_page):
     # Material's palette and, for scrollbars and form controls, the root's colour scheme
     # (stylesheets/extra.css sets it: the page's own meta names both, overrides/main.html).
     scheme = """() => [document.body.getAttribute('data-md-color-scheme'),
                       getComputedStyle(document.documentElement).colorScheme]"""
-    page.goto("")
+    open_page(page)
     assert page.evaluate(scheme) == ["default", "light"]  # the browser prefers light
     page.locator("label.md-header__button[for^=__palette_]:visible").click()
     assert page.evaluate(scheme) == ["slate", "dark"]
-    page.reload()
+    open_page(page, reload=True)
     assert page.evaluate(scheme) == ["slate", "dark"], "the choice did not survive a reload"
     page.locator("label.md-header__button[for^=__palette_]:visible").click()
     assert page.evaluate(scheme) == ["default", "light"]
 
 
-def test_keyboard_reaches_skip_link_search_and_navigation(page, site_pages):
+def test_keyboard_reaches_skip_link_search_and_navigation(page, open_page, site_pages):
     focused = """() => { const e = document.activeElement;
         return {tag: e.tagName.toLowerCase(), cls: String(e.className), href: e.getAttribute('href') || '', url: e.href,
                 search: e.matches('input.md-search__input'),
                 firstNav: e === document.querySelector('nav.md-nav--primary a.md-nav__link[href]')}; }"""
-    page.goto(site_pages[1] if len(site_pages) > 1 else "")
+    open_page(page, site_pages[1] if len(site_pages) > 1 else "")
     page.keyboard.press("Tab")
     first = page.evaluate(focused)
     assert "md-skip" in first["cls"] and first["href"].startswith("#"), f"first Tab stop is not a skip link: {first}"
