@@ -74,6 +74,7 @@ _MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?jp-Mermaid.*?<
 _LIST_REPR_STYLE = re.compile(r"<style>\s*\['.*?</style>\s*", re.S)
 _CLIPBOARD_COPY = re.compile(r'<clipboard-copy\b([^>]*)>')
 _BODY = re.compile(r"<body\b.*</body>", re.S)
+_STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S)
 
 _ARTICLE = re.compile(r"(<article\b[^>]*>)(.*?)(</article>)", re.S)
 _TAG = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][\w-]*)\b[^>]*?(/?)>", re.S)
@@ -92,7 +93,6 @@ requestAnimationFrame(() => setTimeout(() => {
   document.body.append(script);
 }));
 </script>"""
-_STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S)
 
 
 def _lighter_code(html: str) -> str:
