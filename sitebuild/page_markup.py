@@ -76,7 +76,7 @@ _CLIPBOARD_COPY = re.compile(r'<clipboard-copy\b([^>]*)>')
 _BODY = re.compile(r"<body\b.*</body>", re.S)
 _STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S)
 
-_ARTICLE = re.compile(r"(<article\b[^>]*>)(.*?)(</article>)", re.S)
+_ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 _TAG = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][\w-]*)\b[^>]*?(/?)>", re.S)
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # Material's base.html ends its body with its script: <script src="../assets/javascripts/bundle.1a2b3c4d.min.js">
@@ -163,7 +163,7 @@ def _section_bodies(html: str) -> str:
     article = _ARTICLE.search(html)
     if not article:
         return html
-    content = article.group(2)
+    content = article.group(1)
     starts = _top_level_h2s(content)
     pieces = [content[:starts[0]]] if starts else [content]
     for start, end in zip(starts, starts[1:] + [len(content)]):
@@ -171,7 +171,7 @@ def _section_bodies(html: str) -> str:
         body = content[heading_end:end]
         pieces += [content[start:heading_end],
                    f'<div class="section-body">{body}</div>' if body.strip() else body]
-    return html[:article.start(2)] + "".join(pieces) + html[article.end(2):]
+    return html[:article.start(1)] + "".join(pieces) + html[article.end(1):]
 
 
 def _script_after_first_frame(html: str) -> str:

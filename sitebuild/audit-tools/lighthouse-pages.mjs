@@ -35,7 +35,7 @@ const LAY_OUT_ALL = () => document.addEventListener("DOMContentLoaded", () => {
   const style = document.createElement("style");
   style.textContent = "* { content-visibility: visible !important; }";
   document.head.append(style);
-});
+}, { once: true });  // Material's loader dispatches the event again (sitebuild/page_markup.py)
 const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}`, defaultViewport: null });
 async function audit(url, categories, timed) {
   pageFunctions.computeBenchmarkIndex = timed ? benchmark : noBenchmark;
