@@ -13,15 +13,31 @@ from project import ROOT
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-def pytest_collection_modifyitems(config, items):
-    """The build starts now, in the background (under pytest-xdist, every worker collects;
-    the first to claim the run's build starts it), and test modules that read it go last.
-    That order holds in one process (-n 0); pytest-xdist's loadscope hands out the largest
-    modules first instead, which is no slower here: the build alone keeps both cores busy."""
+# The tiers (pytest.ini): a test that uses one of these fixtures, directly or through
+# another fixture, carries its marker (and tests/test_snippets_run_as_scripts.py `scripts`),
+# and plain `pytest` (`make test`) leaves it out; `make check` (CI) runs every tier: -m "".
+TIERS = {"built_site": "site_build", "browser": "browser", "page_audits": "audits"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's -m selection reads the markers
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for fixture, marker in TIERS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")  # on the tests selected
+def start_the_build(config, items):
+    """The build starts now, in the background, when a selected test reads it (under
+    pytest-xdist, every worker collects; the first to claim the run's build starts it), and
+    test modules that read it go last. That order holds in one process (-n 0);
+    pytest-xdist's loadscope hands out the largest modules first instead, which is no
+    slower here: the build alone keeps both cores busy."""
     def module(item):
         return item.nodeid.split("::")[0]
     reading = {module(item) for item in items if "built_site" in getattr(item, "fixturenames", ())}
-    if reading:  # whole modules move: pytest-xdist's --dist loadscope hands out modules
+    if reading and not config.option.collectonly:  # whole modules move (--dist loadscope hands out modules)
         items.sort(key=lambda item: module(item) in reading)  # a stable sort
         site_build.start(_shared_folder(config._tmp_path_factory))
 

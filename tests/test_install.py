@@ -23,40 +23,57 @@ def pins(text: str) -> dict[str, str]:
     return found
 
 
-def test_the_lock_pins_every_direct_dependency_at_its_requirements_version():
-    requirements = (ROOT / "requirements.txt").read_text()
-    lock = (ROOT / "requirements.lock").read_text()
-    locked = pins(lock)
-    left_out = pins("\n".join(line for line in requirements.splitlines() if NOT_LOCKED in line))
-    for name, version in pins(requirements).items():
+# Each input and the lock made from it (`make lock`): the site's build, and the tools that
+# test and lint it, which the Pages workflow does not install.
+LOCKS = {"requirements.txt": "requirements.lock", "requirements-dev.txt": "requirements-dev.lock"}
+
+
+@pytest.mark.parametrize("requirements", LOCKS)
+def test_the_lock_pins_every_direct_dependency_at_its_requirements_version(requirements):
+    text = (ROOT / requirements).read_text()
+    locked = pins((ROOT / LOCKS[requirements]).read_text())
+    left_out = pins("\n".join(line for line in text.splitlines() if NOT_LOCKED in line))
+    for name, version in pins(text).items():
         if name in left_out:
             assert name not in locked, f"{name} is marked '{NOT_LOCKED}' but is in the lock"
         else:
             assert locked.get(name) == version, (
-                f"requirements.txt pins {name}=={version}, requirements.lock has "
-                f"{locked.get(name)}: regenerate the lock (README.md, Reproducible installs)")
+                f"{requirements} pins {name}=={version}, {LOCKS[requirements]} has "
+                f"{locked.get(name)}: regenerate the locks (make lock)")
 
 
-def test_every_locked_package_carries_hashes():
-    lock = (ROOT / "requirements.lock").read_text()
-    entries = re.split(r"\n(?=[A-Za-z0-9])", lock.split("\n", 2)[2])
+@pytest.mark.parametrize("lock", LOCKS.values())
+def test_every_locked_package_carries_hashes(lock):
+    text = (ROOT / lock).read_text()
+    entries = re.split(r"\n(?=[A-Za-z0-9])", text.split("\n", 2)[2])
     for entry in entries:
         if "==" in entry:
             assert "--hash=sha256:" in entry, entry.splitlines()[0]
-    assert "README.md, Reproducible installs" in lock.splitlines()[1], "the lock says how it is made"
+    assert "make lock (README.md, Reproducible installs)" in text.splitlines()[1], "the lock says how it is made"
 
 
-def test_the_readme_installs_from_the_lock():
-    readme = (ROOT / "README.md").read_text()
-    assert "pip install -q -r requirements.lock" in readme
-    assert "pip install -q --no-deps -r requirements.txt" in readme
+def test_the_site_lock_holds_no_test_or_lint_tool_and_the_dev_lock_agrees_with_it():
+    """The Pages workflow installs requirements.lock: what builds the site, and nothing else."""
+    site = pins((ROOT / "requirements.lock").read_text())
+    tools = pins((ROOT / "requirements-dev.txt").read_text())
+    assert tools and not set(tools) & set(site), "a test or lint tool in requirements.lock"
+    assert "-c requirements.lock" in (ROOT / "requirements-dev.txt").read_text().splitlines()
+    for name, version in pins((ROOT / "requirements-dev.lock").read_text()).items():
+        assert site.get(name, version) == version, f"{name}: the two locks disagree"
+
+
+def test_the_makefile_installs_from_the_locks():
+    makefile = (ROOT / "Makefile").read_text()
+    for line in ("install -q -r requirements.lock", "install -q --no-deps -r requirements.txt",
+                 "install -q -r requirements-dev.lock"):
+        assert line in makefile, line
 
 
 def ruff_check(*paths: str) -> subprocess.CompletedProcess:
     ruff = [sys.executable, "-m", "ruff"]
     if subprocess.run([*ruff, "--version"], capture_output=True).returncode != 0:
         if not shutil.which("ruff"):
-            pytest.fail("ruff is not installed: pip install -r requirements.lock")
+            pytest.fail("ruff is not installed: make test (pip install -r requirements-dev.lock)")
         ruff = ["ruff"]
     return subprocess.run([*ruff, "check", "--output-format", "concise", *paths],
                           cwd=ROOT, capture_output=True, text=True)

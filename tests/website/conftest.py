@@ -37,7 +37,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def unavailable(reason: str, install: str = "apt-get install chromium; pip install -r requirements.txt"):
+def unavailable(reason: str, install: str = "apt-get install chromium; pip install -r requirements-dev.lock"):
     """Skip outside CI, saying why; under CI a missing tool is a failure, never a skip."""
     if in_ci():
         pytest.fail(f"{reason}; under CI these tests must run ({install})")
@@ -247,11 +247,11 @@ def page_audits(built_site) -> list:
 
 @pytest.fixture(scope="session")
 def tool():
-    """The path of a command-line tool from requirements.txt (the venv's bin, then PATH)."""
+    """The path of a command-line tool from requirements-dev.txt (the venv's bin, then PATH)."""
     def find(name: str) -> str:
         beside = Path(sys.executable).parent / name
         found = str(beside) if beside.is_file() else shutil.which(name)
         if found is None:
-            unavailable(f"{name} is not installed", "pip install -r requirements.txt")
+            unavailable(f"{name} is not installed", "pip install -r requirements-dev.lock")
         return found
     return find

@@ -53,6 +53,7 @@ def test_main_builds_at_full_size_and_deploys_pull_requests_only_build(workflow)
     runs = "\n".join(s.get("run", "") for s in steps)
     assert "pip install -r requirements.lock" in runs and "mkdocs build --strict" in runs
     assert "pip install --no-deps -r requirements.txt" in runs  # torch, kept out of the lock
+    assert "requirements-dev" not in runs and "pytest" not in runs, "no test or lint tool (tests/test_install.py)"
     assert "JIT_DOCS_QUICK" not in WORKFLOW.read_text(encoding="utf-8"), "the published site is full size"
     assert next(s for s in steps if "setup-python" in s.get("uses", ""))["with"]["python-version"] == "3.11"
     upload = next(s for s in steps if "upload-pages-artifact" in s.get("uses", ""))

@@ -1,0 +1,81 @@
+# A contributor's commands (README.md, "Two commands"):
+#   make serve    the site at http://127.0.0.1:8000/, rebuilt as you edit
+#   make test     the fast tier of the tests (pytest.ini: no site build, browser, audit or script run)
+#   make check    every test, as CI runs them (.ci/run): a missing tool fails, never skips
+#   make lock     requirements.lock and requirements-dev.lock, from their .txt files
+#   make report   sitebuild/build-figures.md (python sitebuild/measure_build.py; ARGS=--twice)
+# .venv is made from the locks, again only when a requirements file changed (its stamps:
+# .venv/site-installed.txt and .venv/dev-installed.txt, what pip installed).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SITE_ENV := $(VENV)/site-installed.txt
+DEV_ENV := $(VENV)/dev-installed.txt
+AUDIT_TOOLS := sitebuild/audit-tools/node_modules/.package-lock.json
+# On Linux the package index's torch is a CUDA build of several GB: take the CPU build, same
+# pin, from PyTorch's own index (requirements.txt then finds it installed), or, where that
+# index cannot be reached, whatever the package index (or a local wheel) offers.
+TORCH := torch==2.13.0
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+UV := $(shell test -x $(BIN)/uv && echo $(BIN)/uv || echo uv)
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve test check lock report system-tools
+
+serve: $(SITE_ENV)
+	$(BIN)/mkdocs serve $(ARGS)
+
+test: $(DEV_ENV)
+	$(BIN)/python -m pytest $(ARGS)
+
+# Every tier (-m "" lifts pytest.ini's fast-tier filter), with CI's rule: a test whose tool
+# is missing fails instead of skipping (tests/website/conftest.py).
+check: $(DEV_ENV) system-tools $(AUDIT_TOOLS)
+	CI=true $(BIN)/python -m pytest -m "" --durations=15 $(ARGS)
+
+# uv from requirements-dev.lock once `make test` has installed it, else from PATH (pip install uv)
+lock:
+	grep -v '# not locked' requirements.txt | $(UV) pip compile - --universal --python-version 3.11.5 \
+	  --generate-hashes --custom-compile-command "make lock (README.md, Reproducible installs)" -q -o requirements.lock
+	$(UV) pip compile requirements-dev.txt --universal --python-version 3.11.5 \
+	  --generate-hashes --custom-compile-command "make lock (README.md, Reproducible installs)" -q -o requirements-dev.lock
+
+report: $(SITE_ENV) system-tools $(AUDIT_TOOLS)
+	$(BIN)/python sitebuild/measure_build.py $(ARGS)
+
+$(SITE_ENV): requirements.lock requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	if [ "$$(uname -s)" = Linux ]; then \
+	  $(PIP) install -q --no-deps --timeout 15 --retries 1 --index-url $(TORCH_CPU_INDEX) $(TORCH) \
+	  || $(PIP) install -q --no-deps $(TORCH); fi
+	$(PIP) install -q -r requirements.lock
+	$(PIP) install -q --no-deps -r requirements.txt
+	$(PIP) freeze > $@
+
+$(DEV_ENV): $(SITE_ENV) requirements-dev.lock requirements-dev.txt
+	$(PIP) install -q -r requirements-dev.lock
+	$(PIP) freeze > $@
+
+# Lighthouse and the Nu Html Checker, pinned by their package-lock.json. --ignore-scripts:
+# vnu-jar's install script would download a Java runtime. Without npm, nothing to do here:
+# the audits then say what to install.
+$(AUDIT_TOOLS): sitebuild/audit-tools/package-lock.json | system-tools
+	if command -v npm >/dev/null; then \
+	  npm ci --ignore-scripts --no-audit --no-fund --prefix sitebuild/audit-tools; fi
+
+# The browser tests drive Debian's Chromium; the audits also need Java and Node. Installed
+# where missing when this user may (root, or sudo without a password), else named.
+system-tools:
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v java >/dev/null || missing="$$missing default-jre-headless"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+	elif sudo -n true 2>/dev/null; then sudo="sudo"; \
+	else echo "not installed:$$missing (apt-get install$$missing): the browser tests and audits need them"; exit 0; fi; \
+	echo "+ apt-get install$$missing (for the browser tests and page audits)"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get update -q && $$sudo apt-get install -y -q $$missing
