@@ -1,0 +1,458 @@
+"""Has jit got faster? The rows history/measure.py measured, as the chapter's numbers.
+
+The build runs no old JAX release: history/measure.py measured each one in its own
+environment and committed the rows to history/releases.csv. This snippet reads that file
+(it measures nothing), checks that the release this site runs is in it, and turns it
+into the chapter's tables, verdicts and figures.
+
+    python snippets/jax_history.py     # the chapter's tables, from the committed rows
+"""
+
+import ast
+import csv
+import hashlib
+import statistics
+from importlib.metadata import version
+from pathlib import Path
+
+from measurement import (DocumentationMismatch, Report, Table, compare, main, ratio,
+                         seconds, word)
+
+ROOT = Path(__file__).resolve().parent.parent
+# What this snippet reads outside snippets/: the build's cache key covers these files
+# (sitebuild/snippet_runs.py `data_files`): new rows or a new probe re-render the page.
+DATA = ("history/releases.csv", "history/probe.py")
+DATASET, PROBE = DATA
+REFRESH = "python history/measure.py --releases {release}"
+
+# Release dates, from JAX's CHANGELOG.md (jax-ml/jax): the date of each "jax X" heading.
+RELEASED = {
+    "0.4.13": "2023-06-22", "0.4.14": "2023-07-27", "0.4.16": "2023-09-18",
+    "0.4.17": "2023-10-03", "0.4.18": "2023-10-06", "0.4.19": "2023-10-19",
+    "0.4.20": "2023-11-02", "0.4.21": "2023-12-04", "0.4.22": "2023-12-13",
+    "0.4.23": "2023-12-13", "0.4.24": "2024-02-06", "0.4.25": "2024-02-26",
+    "0.4.26": "2024-04-03", "0.4.27": "2024-05-07", "0.4.28": "2024-05-09",
+    "0.4.29": "2024-06-10", "0.4.30": "2024-06-18", "0.4.31": "2024-07-29",
+    "0.4.33": "2024-09-16", "0.4.34": "2024-10-04", "0.4.35": "2024-10-22",
+    "0.4.36": "2024-12-05", "0.4.37": "2024-12-09", "0.4.38": "2024-12-17",
+    "0.5.0": "2025-01-17", "0.5.1": "2025-02-24", "0.5.2": "2025-03-04",
+    "0.5.3": "2025-03-19", "0.6.0": "2025-04-16", "0.6.1": "2025-05-21",
+    "0.6.2": "2025-06-17", "0.7.0": "2025-07-22", "0.7.1": "2025-08-20",
+    "0.7.2": "2025-09-16", "0.8.0": "2025-10-15", "0.8.1": "2025-11-18",
+    "0.8.2": "2025-12-18", "0.8.3": "2026-01-28",  # no heading: its tag's date
+    "0.9.0": "2026-01-20", "0.9.1": "2026-03-02",
+    "0.9.2": "2026-03-18", "0.10.0": "2026-04-16", "0.10.1": "2026-05-20",
+    "0.10.2": "2026-06-17",
+}
+
+# What each series is measured against: a yardstick timed in the same process, so that a
+# process on a slower moment of the machine does not pass for a slower release.
+YARDSTICK = {
+    "selu_jit_large": "selu_numpy_large", "selu_eager_large": "selu_numpy_large",
+    "selu_jit_small": "selu_numpy_small", "selu_eager_small": "selu_numpy_small",
+    "dispatch_eager": "dispatch_numpy", "dispatch_jit": "dispatch_numpy",
+    "deeponet_jit": "numpy_mlp", "deeponet_eager": "numpy_mlp",
+    # A first call is counted in NumPy SELU calls at the larger n of the same process.
+    **{f"first_{s}": "selu_numpy_large"
+       for s in ("trace", "lower", "trace_lower", "compile", "run", "call")},
+    "deeponet_jit_first": "numpy_mlp", "deeponet_eager_first": "numpy_mlp",
+}
+YARDSTICKS = ["selu_numpy_large", "selu_numpy_small", "dispatch_numpy", "numpy_mlp",
+              "python_loop"]
+SCALARS = {"deeponet_jit_first", "deeponet_eager_first", "import_s", "first_op_s"}
+ABSOLUTE = sorted(set(YARDSTICK) | set(YARDSTICKS) | {"import_s", "first_op_s"})
+# The series the chapter words: the first release against the last, and (STEPS) the two
+# neighbouring releases between which a series moved most.
+HEADLINE = ["selu_jit_large", "selu_eager_large", "selu_jit_small", "selu_eager_small",
+            "dispatch_eager", "dispatch_jit", "first_trace_lower", "first_compile",
+            "first_call", "deeponet_jit", "deeponet_eager", "deeponet_jit_first"]
+STEPS = ["selu_jit_large", "selu_jit_small", "first_compile", "dispatch_eager",
+         "deeponet_jit", "deeponet_eager", "deeponet_jit_first"]
+# ... and (WORST) the first release against the release where a series was slowest.
+WORST = ["selu_jit_large", "deeponet_jit_first"]
+# The changes JAX's CHANGELOG.md names that could move these costs, at the first
+# measured release that has them (the chapter cites each entry).
+CHANGES = {
+    "slow_compile": ("0.4.28", ["first_compile"]),  # jaxlib 0.4.28's fix
+    "cpu_runtime": ("0.4.33", ["first_compile", "selu_jit_large", "selu_jit_small",
+                               "deeponet_jit"]),  # jaxlib 0.4.32 (yanked)
+    "stackless": ("0.4.38", ["first_trace_lower", "dispatch_eager"]),  # jax 0.4.36
+    "direct_linearize": ("0.7.0", ["deeponet_jit_first", "deeponet_eager"]),
+}
+WAYS = ("eager", "jit", "numpy")
+# The JAX docs' SELU figures the Korean post quotes (2022, Colab): eager, jitted.
+POST = (2.5e-3, 0.15e-3)
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.split("."))
+
+
+def code_digest(source: str) -> str:
+    """history/measure.py's digest of the probe: its code, less comments, docstrings
+    and layout (the tests hold the two to the same digest)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:12]
+
+
+def probe_digest(root: Path = ROOT) -> str:
+    """The probe code this checkout measures with: rows of another measured else."""
+    return code_digest((root / PROBE).read_text(encoding="utf-8"))
+
+
+def read_rows(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def spread(values: list[float]) -> dict:
+    """Median over processes, with the lowest and highest process as its range."""
+    return {"median": statistics.median(values), "q1": min(values), "q3": max(values)}
+
+
+def quiet(row: dict) -> bool:
+    """Whether a process started on a quiet machine: a one-minute load average of at
+    most its cores plus one (the probe's own threads count). On a busier machine JAX's
+    threads and NumPy's one thread lose different shares of the cores, so even the
+    ratio to the yardstick moves (by 2x and more in this dataset)."""
+    return row.get("load_start", "") != "" and \
+        float(row["load_start"]) <= int(row["cores"]) + 1
+
+
+def kept(measured: list[dict]) -> list[dict]:
+    """A release's processes that count: the quiet ones, when there are any."""
+    return [r for r in measured if quiet(r)] or measured
+
+
+def per_release(rows: list[dict], measured: int) -> dict:
+    """One release's processes: each series' median per process, over processes."""
+    out = {"release": rows[0]["release"], "processes": len(rows),
+           "measured": measured, "quiet": quiet(rows[0]),
+           "jaxlib": sorted({r["jaxlib"] for r in rows}),
+           "numpy": sorted({r["numpy"] for r in rows}),
+           "stages": rows[0]["stages"], "dates": sorted({r["date"][:10] for r in rows}),
+           "absolute": {}, "relative": {}}
+
+    def value(row, name):
+        cell = row.get(name if name in SCALARS else f"{name}_median", "")
+        return float(cell) if cell not in ("", None) else None
+
+    for name in ABSOLUTE:
+        values = [v for v in (value(r, name) for r in rows) if v is not None]
+        if values:
+            out["absolute"][name] = spread(values)
+    for name, stick in YARDSTICK.items():
+        pairs = [(value(r, name), value(r, stick)) for r in rows]
+        values = [a / b for a, b in pairs if a is not None and b]
+        if values:
+            out["relative"][name] = spread(values)
+    loads = [float(r[k]) for r in rows for k in ("load_start", "load_end") if r.get(k)]
+    out["load"] = spread(loads) if loads else None
+    return out
+
+
+def first_release_with(rows: list[dict], releases: list[str], column: str) -> dict:
+    """Each value of a column, and the first release that ran with it."""
+    found = {}
+    for release in releases:
+        for r in rows:
+            if r["release"] == release:
+                found.setdefault(r[column], release)
+    return found
+
+
+def load(path: Path, installed: str, digest: str) -> dict:
+    """The dataset as the chapter's data; stops when it lacks the installed release."""
+    rows = [r for r in read_rows(path) if r["quick"] != "1" and r["probe"] == digest]
+    ok = [r for r in rows if r["status"] == "ok"]
+    releases = sorted({r["release"] for r in ok}, key=release_key)
+    groups = {r: [x for x in ok if x["release"] == r] for r in releases}
+    used = {r: kept(group) for r, group in groups.items()}
+    stats = [per_release(used[r], len(groups[r])) for r in releases]
+    loads = [float(x[k]) for r in releases for x in used[r]
+             for k in ("load_start", "load_end") if x.get(k)]
+    n_kept = sum(len(rows) for rows in used.values())
+    if installed not in releases:
+        raise DocumentationMismatch(
+            f"{DATASET} has no rows for jax {installed}, the release this site runs "
+            f"(measured with this {PROBE}, digest {digest}): the chapter would compare "
+            "old releases with nothing current. Refresh it with "
+            f"`{REFRESH.format(release=installed)}` (minutes) and commit the rows.")
+    failed = {}  # releases with no process that ran: why (pip's or Python's words)
+    for r in rows:
+        if r["status"] != "ok" and r["release"] not in releases:
+            failed[r["release"]] = {"release": r["release"], "status": r["status"],
+                                    "error": r["reason"], "date": r["date"][:10]}
+    return {
+        "installed": installed, "probe": digest, "path": DATASET,
+        "releases": releases,
+        "released": {r: RELEASED.get(r) for r in releases},
+        "failed": sorted(failed.values(), key=lambda f: release_key(f["release"])),
+        # A list in release order: verdicts name their numbers by index ("stats.3...").
+        "stats": stats,
+        "numpy_from": first_release_with(ok, releases, "numpy"),
+        "stages_from": first_release_with(ok, releases, "stages"),
+        "machine": {"cpus": sorted({r["cpu"] for r in ok}),
+                    "cores": sorted({int(r["cores"]) for r in ok}),
+                    "python": sorted({r["python"] for r in ok}),
+                    "dates": [min(r["date"][:10] for r in ok),
+                              max(r["date"][:10] for r in ok)],
+                    "rows": len(ok), "kept": n_kept, "left_out": len(ok) - n_kept,
+                    "quiet_load": max(int(r["cores"]) for r in ok) + 1,
+                    "commits": sorted({r["commit"] for r in ok}),
+                    "load": [min(loads, default=0), max(loads, default=0)],
+                    "python_loop": [f(s["absolute"]["python_loop"]["median"]
+                                      for s in stats) for f in (min, max)]},
+        "sizes": {"n_small": int(ok[0]["n_small"]), "n_large": int(ok[0]["n_large"]),
+                  "deeponet": {k: int(v) for k, v in (part.split("=") for part in
+                                                      ok[0]["deeponet_size"].split())}},
+        # The stamp's parts: these numbers were measured by history/measure.py, not by
+        # the build that renders them (snippets/measurement.py takes `libraries`).
+        "libraries": {"jax": f"{releases[0]}–{releases[-1]}",
+                      "jaxlib": f"{releases[0]}–{releases[-1]}",
+                      "numpy": " / ".join(sorted({r["numpy"] for r in ok},
+                                                 key=release_key))},
+        "environment": {"cpu": " / ".join(sorted({r["cpu"] for r in ok})),
+                        "cores": max(int(r["cores"]) for r in ok),
+                        "python": " / ".join(sorted({r["python"] for r in ok})),
+                        "date": max(r["date"][:10] for r in ok)},
+    }
+
+
+def measure(quick: bool) -> dict:
+    """Read the committed dataset (quick or not: nothing is measured here)."""
+    return load(ROOT / DATASET, version("jax"), probe_digest())
+
+
+# ------------------------------------------------------------ the chapter's verdicts
+
+def series(data: dict, name: str, kind: str = "relative") -> list[dict | None]:
+    return [stats[kind].get(name) for stats in data["stats"]]
+
+
+def compared(data: dict, name: str, i: int, j: int,
+             kind: str = "relative") -> dict | None:
+    """Release i against release j on one series (relative to its yardstick, or in
+    seconds: kind "absolute")."""
+    a, b = (data["stats"][k][kind].get(name) for k in (i, j))
+    if a is None or b is None:
+        return None
+    return compare(a, b, (data["releases"][i], data["releases"][j]),
+                   (f"stats.{i}.{kind}.{name}", f"stats.{j}.{kind}.{name}"))
+
+
+def largest_step(data: dict, name: str) -> dict | None:
+    """Between which two neighbouring releases a series moved most (a step within the
+    spread of the processes counts as none)."""
+    steps = [v for i in range(1, len(data["releases"]))
+             if (v := compared(data, name, i - 1, i)) is not None]
+    return max(steps, key=lambda v: 1.0 if v["kind"] == "same" else v["ratio"],
+               default=None)
+
+
+def across(data: dict, release: str, name: str) -> dict | None:
+    """A series across the change `release` brought: the measured release before it
+    against it (None when either is not in the dataset)."""
+    releases = data["releases"]
+    if release not in releases or releases.index(release) == 0:
+        return None
+    i = releases.index(release)
+    return compared(data, name, i - 1, i)
+
+
+def report(data: dict) -> Report:
+    """Tables and verdicts of the chapter, from the dataset's summary alone."""
+    releases, stats = data["releases"], data["stats"]
+    last = len(releases) - 1
+    verdicts = {}
+    for name in HEADLINE:
+        verdicts[name] = compared(data, name, 0, last)
+    for name in STEPS:
+        verdicts[f"{name}_step"] = largest_step(data, name)
+    for name in ("python_loop", "selu_numpy_large"):  # did the yardsticks hold still?
+        verdicts[f"yardstick_{name}"] = compared(data, name, 0, last, "absolute")
+    for name in WORST:
+        values = [t["median"] if t else 0.0 for t in series(data, name)]
+        verdicts[f"{name}_worst"] = compared(data, name, 0, values.index(max(values)))
+    for change, (release, names) in CHANGES.items():
+        for name in names:
+            verdicts[f"{change}_{name}"] = across(data, release, name)
+    verdicts = {k: v for k, v in verdicts.items() if v is not None}
+    # The post's eager / jit ratio beside each release's (both in one process each).
+    ratios = [s["relative"]["selu_eager_large"]["median"]
+              / s["relative"]["selu_jit_large"]["median"] for s in stats]
+    post = POST[0] / POST[1]
+    verdicts["post"] = {"ratio": post, "lowest": min(ratios), "highest": max(ratios),
+                        "below": sum(r < post for r in ratios), "of": len(ratios)}
+
+    def cell(i, name, kind="relative"):
+        t = stats[i][kind].get(name)
+        if t is None:
+            return word("not_exposed")
+        return seconds(t["median"]) if kind == "absolute" else ratio(t["median"])
+
+    def eager_vs_jit(i):
+        e, j = (stats[i]["relative"].get(f"deeponet_{w}") for w in ("eager", "jit"))
+        return ratio(e["median"] / j["median"]) if e and j else word("not_exposed")
+
+    rows = list(enumerate(releases))
+    sizes = {k: data["sizes"][k] for k in ("n_large", "n_small")}  # headings name them
+    tables = {
+        "releases": Table(
+            ["release", "released", "jaxlib", "numpy", "processes", "measured"],
+            [[r, data["released"].get(r) or "", ", ".join(stats[i]["jaxlib"]),
+              ", ".join(stats[i]["numpy"]),
+              word("kept_of", kept=stats[i]["processes"],
+                   measured=stats[i]["measured"]),
+              ", ".join(stats[i]["dates"])] for i, r in rows]),
+        "selu": Table(
+            ["release", "jit_large", "jit_large_vs_numpy", "eager_large_vs_numpy",
+             "jit_small", "jit_small_vs_numpy", "eager_small_vs_numpy"],
+            [[r, cell(i, "selu_jit_large", "absolute"), cell(i, "selu_jit_large"),
+              cell(i, "selu_eager_large"), cell(i, "selu_jit_small", "absolute"),
+              cell(i, "selu_jit_small"), cell(i, "selu_eager_small")]
+             for i, r in rows],
+            sizes),
+        "first_call": Table(
+            ["release", "trace", "lower", "trace_lower", "compile", "first_call",
+             "first_call_vs_numpy"],
+            [[r] + [cell(i, f"first_{s}", "absolute")
+                    for s in ("trace", "lower", "trace_lower", "compile", "call")]
+             + [cell(i, "first_call")] for i, r in rows],
+            sizes),
+        "dispatch": Table(
+            ["release", "dispatch_eager", "dispatch_jit", "dispatch_numpy",
+             "eager_vs_numpy", "jit_vs_numpy"],
+            [[r] + [cell(i, f"dispatch_{w}", "absolute") for w in WAYS]
+             + [cell(i, "dispatch_eager"), cell(i, "dispatch_jit")] for i, r in rows]),
+        "deeponet": Table(
+            ["release", "deeponet_jit", "deeponet_eager", "eager_vs_jit",
+             "deeponet_jit_first", "jit_vs_numpy_mlp"],
+            [[r, cell(i, "deeponet_jit", "absolute"),
+              cell(i, "deeponet_eager", "absolute"), eager_vs_jit(i),
+              cell(i, "deeponet_jit_first", "absolute"),
+              cell(i, "deeponet_jit")] for i, r in rows],
+            {**sizes, **data["sizes"]["deeponet"]}),
+        "yardsticks": Table(
+            ["release", *YARDSTICKS],
+            [[r] + [cell(i, n, "absolute") for n in YARDSTICKS] for i, r in rows],
+            sizes),
+    }
+    return Report(tables=tables, verdicts=verdicts)
+
+
+# ---------------------------------------------------------------- figures
+
+def label(words, key, data):
+    """A figure's word, with the sizes it may name filled in."""
+    return words[key].format(n_large=f"{data['sizes']['n_large']:,}",
+                             n_small=f"{data['sizes']['n_small']:,}")
+
+
+def _axes_over_releases(ax, data, words, ylabel, title):
+    releases = data["releases"]
+    ax.set_xticks(range(len(releases)), releases, rotation=60, ha="right", fontsize=8)
+    ax.set(ylabel=label(words, ylabel, data), title=label(words, title, data),
+           xlabel=label(words, "xlabel", data))
+    ax.figure.tight_layout(rect=(0, 0.03, 1, 1))
+
+
+def _lines(ax, data, names, words, kind="relative", scale=1.0):
+    x = range(len(data["releases"]))
+    for name, marker in zip(names, "os^vD<>"):
+        values = series(data, name, kind)
+        pts = [(i, v) for i, v in zip(x, values) if v is not None]
+        if not pts:
+            continue
+        xs = [i for i, _ in pts]
+        med = [v["median"] * scale for _, v in pts]
+        low = [(v["median"] - v["q1"]) * scale for _, v in pts]
+        high = [(v["q3"] - v["median"]) * scale for _, v in pts]
+        ax.errorbar(xs, med, yerr=[low, high], marker=marker, capsize=2,
+                    label=label(words, name, data))
+
+
+def selu_figure(data, words):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    _lines(ax, data, ["selu_eager_large", "selu_jit_large", "selu_eager_small",
+                      "selu_jit_small"], words)
+    ax.axhline(1.0, color="0.5", lw=1, ls="--")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    _axes_over_releases(ax, data, words, "ylabel", "title")
+    return fig
+
+
+def first_call_figure(data, words):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    _lines(ax, data, ["first_trace_lower", "first_compile", "first_call"], words,
+           kind="absolute", scale=1e3)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    _axes_over_releases(ax, data, words, "ylabel", "title")
+    return fig
+
+
+def dispatch_figure(data, words):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    _lines(ax, data, ["dispatch_eager", "dispatch_jit", "dispatch_numpy"], words,
+           kind="absolute", scale=1e6)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    _axes_over_releases(ax, data, words, "ylabel", "title")
+    return fig
+
+
+def deeponet_figure(data, words):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    _lines(ax, data, ["deeponet_eager", "deeponet_jit"], words)
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    _axes_over_releases(ax, data, words, "ylabel", "title")
+    return fig
+
+
+def yardsticks_figure(data, words):
+    """Each yardstick over releases, relative to its own median: the machine's drift."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    x = range(len(data["releases"]))
+    for name, marker in zip(YARDSTICKS, "os^vD"):
+        values = series(data, name, "absolute")
+        mid = statistics.median(v["median"] for v in values if v)  # its own scale
+        ax.plot([i for i, v in zip(x, values) if v],
+                [v["median"] / mid for v in values if v], marker=marker,
+                label=label(words, name, data))
+    ax.axhline(1.0, color="0.5", lw=1, ls="--")
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.legend(fontsize=7, ncol=2, loc="upper left")
+    _axes_over_releases(ax, data, words, "ylabel", "title")
+    return fig
+
+
+FIGURES = {"selu": selu_figure, "first_call": first_call_figure,
+           "dispatch": dispatch_figure, "deeponet": deeponet_figure,
+           "yardsticks": yardsticks_figure}
+
+if __name__ == "__main__":
+    main(measure, report, FIGURES)

@@ -1,0 +1,338 @@
+"""history/: the dataset of JAX releases, the script that measures it, and the chapter
+("Has jit got faster?", snippets/jax_history.py) that renders it."""
+
+import csv
+import datetime as dt
+import importlib.util
+from importlib.metadata import version
+
+import pytest
+from mkdocs.utils.meta import get_data
+
+import jax_history
+import measurement
+import page_templates
+from measurement import DocumentationMismatch
+from project import ROOT
+
+DATASET = ROOT / "history" / "releases.csv"
+EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
+
+
+def _load_measure():
+    spec = importlib.util.spec_from_file_location("history_measure",
+                                                  ROOT / "history" / "measure.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+measure = _load_measure()
+
+
+def read(path):
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def write(path, rows):
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, measure.COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+# ---------------------------------------------------------------- the dataset
+
+def test_the_dataset_has_the_scripts_columns():
+    with DATASET.open(newline="") as f:
+        assert next(csv.reader(f)) == measure.COLUMNS
+
+
+def test_every_row_is_stamped():
+    for row in read(DATASET):
+        where = f"{DATASET.name}: {row['release']} process {row['process']}"
+        assert row["status"] in measure.STATUSES, where
+        for stamp in ("release", "cpu", "cores", "date", "commit", "probe", "quick"):
+            assert row[stamp], f"{where}: no {stamp}"
+        assert dt.datetime.fromisoformat(row["date"]).tzinfo is not None, where
+        if row["status"] != "ok":
+            assert row["reason"], f"{where}: {row['status']} without a reason"
+            continue
+        for stamp in ("jax", "jaxlib", "python", "numpy", "process"):
+            assert row[stamp], f"{where}: no {stamp}"
+        assert row["jax"] == row["release"], where
+        for name in measure.TIMINGS:
+            if name in ("first_trace", "first_lower") and row["stages"] == "lower/compile":
+                assert row[f"{name}_median"] == "", where  # not exposed: left empty
+                continue
+            if name == "deeponet_eager" and row["quick"] == "1":
+                continue
+            q1, median, q3 = (float(row[f"{name}_{s}"]) for s in ("q1", "median", "q3"))
+            assert 0 < q1 <= median <= q3, f"{where}: {name}"
+
+
+def test_the_dataset_holds_five_releases_to_the_installed_one_in_three_processes():
+    rows = [r for r in read(DATASET) if r["status"] == "ok" and r["quick"] == "0"
+            and r["probe"] == measure.probe_digest()]
+    processes = {}
+    for r in rows:
+        processes[r["release"]] = processes.get(r["release"], 0) + 1
+    measured = [r for r, n in processes.items() if n >= 3]
+    assert len(measured) >= 5, processes
+    assert any(r.startswith("0.4.") for r in measured)
+    assert version("jax") in measured  # else the build stops: the dataset is stale
+
+
+def test_the_build_and_the_script_agree_on_the_probes_digest():
+    assert jax_history.probe_digest() == measure.probe_digest()
+    code = (ROOT / "history" / "probe.py").read_text(encoding="utf-8")
+    commented = code.replace("\ndef ", "\n# a comment\ndef ", 1)
+    assert measure.code_digest(commented) == measure.code_digest(code)
+    assert measure.code_digest(code.replace("REPEATS = 3", "REPEATS = 4")) \
+        != measure.code_digest(code)
+
+
+# ---------------------------------------------------------------- the script
+
+def test_quick_measures_the_installed_release_in_seconds(tmp_path):
+    out = tmp_path / "quick.csv"
+    measure.main(["--quick", "--out", str(out)])
+    [row] = read(out)
+    assert row["status"] == "ok" and row["quick"] == "1" and row["process"] == "1"
+    assert row["release"] == row["jax"] == version("jax")
+    assert row["numpy"] == version("numpy") and row["probe"] == measure.probe_digest()
+    assert int(row["cores"]) >= 1 and row["cpu"] and row["commit"]
+    assert float(row["selu_jit_small_median"]) > 0 and float(row["first_compile_median"]) > 0
+    assert float(row["wall_s"]) < 60
+
+
+def test_releases_interleave_and_failures_are_rows(tmp_path, monkeypatch):
+    """Round-robin over releases; a release that cannot install or run keeps a row with
+    its reason (measured with stand-ins for pip and the probe)."""
+    calls = []
+
+    def install(release, venv, base_python):
+        return "pip install jax==0.0.1: No matching distribution" if release == "0.0.1" else ""
+
+    def run_probe(python, quick):
+        release = python.split("venv-")[1].split("/")[0]
+        calls.append(release)
+        if release == "0.4.99":
+            return None, "exit 1: ImportError: no module"
+        return {"jax": release, "jaxlib": release, "python": "3.11.7", "numpy": "1.26.4",
+                "selu_jit_small": {"median": 1e-5, "q1": 9e-6, "q3": 2e-5}}, ""
+
+    monkeypatch.setattr(measure, "install", install)
+    monkeypatch.setattr(measure, "run_probe", run_probe)
+    monkeypatch.setattr(measure, "MIN_FREE_BYTES", 0)  # never delete a real environment
+    out = tmp_path / "rows.csv"
+    measure.main(["--releases", "0.0.1,0.4.98,0.4.99,0.4.97", "--processes", "3",
+                  "--out", str(out)])
+    assert calls == ["0.4.98", "0.4.99", "0.4.97", "0.4.98", "0.4.97", "0.4.98", "0.4.97"]
+    rows = read(out)
+    assert [(r["release"], r["status"], r["process"]) for r in rows[:2]] == \
+        [("0.0.1", "install failed", ""), ("0.4.98", "ok", "1")]
+    failed = [r for r in rows if r["status"] == "failed"]
+    assert [(r["release"], r["process"], r["reason"]) for r in failed] == \
+        [("0.4.99", "1", "exit 1: ImportError: no module")]
+    assert "No matching distribution" in rows[0]["reason"]
+    assert {r["process"] for r in rows if r["release"] == "0.4.98"} == {"1", "2", "3"}
+    assert rows[1]["selu_jit_small_q3"] == "2e-05" and rows[1]["quick"] == "0"
+
+
+def test_pip_errors_are_read_for_what_failed():
+    stderr = ("ERROR: Ignored the following versions that require a different python "
+              "version: 0.11.0 Requires-Python >=3.12\n"
+              "ERROR: Could not find a version that satisfies the requirement "
+              "jaxlib==0.4.14 (from versions: 0.4.13, 0.4.18)\n"
+              "ERROR: No matching distribution found for jaxlib==0.4.14\n")
+    assert measure.pip_error(stderr) == "No matching distribution found for jaxlib==0.4.14"
+
+
+def test_another_schema_is_refused(tmp_path):
+    out = tmp_path / "old.csv"
+    out.write_text("status,release\nok,0.4.30\n")
+    with pytest.raises(SystemExit, match="columns differ"):
+        measure.append(out, {"status": "ok"})
+
+
+# ---------------------------------------------------------------- the chapter
+
+def dataset_variant(tmp_path, drop=None, fail=None, drop_installed=False):
+    """The committed rows with one release left out, one failed, or the installed gone."""
+    rows = [r for r in read(DATASET) if r["release"] != drop
+            and not (drop_installed and r["release"] == version("jax"))]
+    if fail:
+        rows = [r for r in rows if r["release"] != fail]
+        template = next(r for r in read(DATASET) if r["release"] == fail)
+        rows.append({**{c: "" for c in measure.COLUMNS},
+                     **{k: template[k] for k in ("release", "cpu", "cores", "date",
+                                                   "commit", "probe", "quick")},
+                     "status": "failed", "reason": "exit 1: RuntimeError: a stand-in"})
+    path = tmp_path / "releases.csv"
+    write(path, rows)
+    return path
+
+
+def results_for(data):
+    report = jax_history.report(data)
+    env = {"cpu": "a test CPU", "cores": 2, "backend": "cpu", "device": "cpu",
+           "date": "2026-12-04", "python": "3.11.7",
+           "libraries": {"jax": version("jax"), **data["libraries"]}}
+    return {"environment": env, "quick": False,
+            **measurement.results_of(data, report, jax_history.FIGURES)}
+
+
+def render_both(results):
+    out = {}
+    for edition, folder in EDITIONS.items():
+        text, meta = get_data((folder / "history.md").read_text(encoding="utf-8"))
+        out[edition] = page_templates.render(
+            text, page="history.md", page_url="history/", results={"jax_history": results},
+            words=page_templates.load_words(folder), page_words=meta.get("words"))
+    return out
+
+
+def test_the_chapter_reads_the_committed_dataset():
+    data = jax_history.measure(quick=True)
+    assert data["releases"][-1] == version("jax") or version("jax") in data["releases"]
+    assert data["releases"] == sorted(data["releases"], key=jax_history.release_key)
+    report = jax_history.report(data)
+    assert len(report.tables["selu"].rows) == len(data["releases"])
+    assert {"selu_jit_large", "first_compile", "deeponet_jit", "post"} <= set(report.verdicts)
+
+
+def test_a_stale_dataset_stops_the_build_with_the_command_that_refreshes_it(tmp_path):
+    path = dataset_variant(tmp_path, drop_installed=True)
+    with pytest.raises(DocumentationMismatch,
+                       match=f"python history/measure.py --releases {version('jax')}"):
+        jax_history.load(path, version("jax"), measure.probe_digest())
+
+
+def test_rows_of_another_probe_do_not_count(tmp_path):
+    with pytest.raises(DocumentationMismatch, match="no rows for jax"):
+        jax_history.load(DATASET, version("jax"), "0123456789ab")
+
+
+def test_the_chapter_renders_with_a_release_missing_or_failed(tmp_path):
+    full = jax_history.load(DATASET, version("jax"), measure.probe_digest())
+    middle, other = full["releases"][len(full["releases"]) // 2], full["releases"][1]
+    data = jax_history.load(dataset_variant(tmp_path, drop=middle, fail=other),
+                            version("jax"), measure.probe_digest())
+    assert middle not in data["releases"] and other not in data["releases"]
+    assert [f["release"] for f in data["failed"] if f["error"].endswith("a stand-in")] \
+        == [other]
+    pages = render_both(results_for(data))
+    for edition, text in pages.items():
+        assert other in text and "a stand-in" in text, edition  # the failure is shown
+        assert "{{" not in text, edition
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_each_figure_draws_with_the_pages_words(edition):
+    import matplotlib
+    import matplotlib.font_manager
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import figures
+
+    data = jax_history.measure(quick=True)
+    common = page_templates.load_words(EDITIONS[edition])
+    meta = get_data((EDITIONS[edition] / "history.md").read_text(encoding="utf-8"))[1]
+    family = matplotlib.rcParams["font.family"]
+    if edition == "ko":  # as sitebuild/figures.py draws the Korean figures
+        font = figures.hangul_font()
+        matplotlib.font_manager.fontManager.addfont(str(font))
+        family = ["DejaVu Sans",
+                  matplotlib.font_manager.FontProperties(fname=str(font)).get_name()]
+    with matplotlib.rc_context({"font.family": family}):
+        for name, draw in jax_history.FIGURES.items():
+            words = figures.words_for(common, meta["words"], "jax_history", name)
+            plt.close(draw(data, words))
+
+
+def test_verdicts_follow_the_data(tmp_path):
+    """The newest release made 3x slower in every JAX series: the chapter's verdicts turn."""
+    data = jax_history.measure(quick=True)
+    last = data["stats"][-1]
+    for name, t in last["relative"].items():
+        last["relative"][name] = {k: v * 3 for k, v in t.items()}
+    v = jax_history.report(data).verdicts
+    assert v["selu_jit_large"]["winner"] == data["releases"][0]
+    assert v["selu_jit_large"]["kind"] == "faster"
+    render_both(results_for(data))
+
+
+def test_the_build_measures_again_when_the_dataset_or_the_probe_changes(tmp_path):
+    """The cache key of the chapter's snippet covers the files its DATA names."""
+    import shutil
+
+    from snippet_runs import cache_key
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "history").mkdir()
+    for name in ("jax_history.py", "measurement.py"):
+        shutil.copy(ROOT / "snippets" / name, tmp_path / "snippets" / name)
+    for name in ("releases.csv", "probe.py"):
+        shutil.copy(ROOT / "history" / name, tmp_path / "history" / name)
+
+    def key():
+        return cache_key(tmp_path / "snippets" / "jax_history.py", tmp_path / "snippets",
+                         ROOT / "requirements.txt", quick=False)["files"]
+
+    before = key()
+    assert {"history/releases.csv", "history/probe.py"} <= set(before)
+    with (tmp_path / "history" / "releases.csv").open("a") as f:
+        f.write("\n")
+    assert key()["history/releases.csv"] != before["history/releases.csv"]
+
+
+def test_processes_on_a_busy_machine_are_left_out_where_quieter_ones_exist():
+    def row(load, selu):
+        return {"release": "0.4.30", "cores": "2", "load_start": str(load),
+                "jaxlib": "0.4.30", "numpy": "1.26.4", "stages": "trace/lower/compile",
+                "date": "2026-12-04T06:00:00+00:00", "selu_jit_large_median": str(selu),
+                "selu_numpy_large_median": "1e-3"}
+
+    busy, calm = row(7.5, 4e-4), row(1.2, 1e-4)
+    assert jax_history.kept([busy, calm, busy]) == [calm]
+    assert jax_history.kept([busy, busy]) == [busy, busy]  # none quiet: all of them
+    stats = jax_history.per_release(jax_history.kept([busy, calm]), 2)
+    assert stats["processes"] == 1 and stats["measured"] == 2 and stats["quiet"]
+    assert stats["relative"]["selu_jit_large"]["median"] == pytest.approx(0.1)
+
+
+def test_every_verdict_reads_its_numbers_and_decides_a_sentence_in_both_editions():
+    """As tests/sitebuild/test_perturbations.py holds every build snippet, for this page
+    alone and without a site build: a verdict re-derived from the numbers it names is
+    the same, and each compare() verdict turned the other way changes both editions."""
+    import copy
+
+    results = results_for(jax_history.measure(quick=True))
+    for name, verdict in results["verdicts"].items():
+        if "reads" in verdict:
+            a, b = (_at(results["data"], path) for path in verdict["reads"])
+            again = measurement.compare(a, b, tuple(verdict["names"]), tuple(verdict["reads"]))
+            assert again == verdict, name
+    base = render_both(results)
+    for name, verdict in results["verdicts"].items():
+        if "winner" not in verdict:
+            continue
+        turned = copy.deepcopy(results)
+        v = turned["verdicts"][name]
+        if v["kind"] == "same":
+            v.update(kind="faster", winner=v["names"][0], loser=v["names"][1])
+        else:
+            v.update(kind="same", winner=None, loser=None)
+        changed = render_both(turned)
+        for edition in EDITIONS:
+            assert changed[edition] != base[edition], f"{name} decides nothing in {edition}"
+
+
+def _at(data, path):
+    for part in path.split("."):
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
