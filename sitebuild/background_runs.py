@@ -9,14 +9,21 @@ measurement never competes with a rebuild that it caused.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import sys
 import threading
+import time
 from pathlib import Path
 from collections.abc import Callable
 
+import korean_edition
 import snippet_runs
 
 ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 REBUILD_WAIT_S = 120  # the longest a run waits for the rebuild it asked for
+ASK_AGAIN_S = 2  # a request no build has answered yet is written again (serve may not have been watching)
 
 
 class BackgroundRuns:
@@ -30,6 +37,7 @@ class BackgroundRuns:
         self._failed: dict[str, tuple[dict, str]] = {}  # label -> (key, first line of the error)
         self._cond = threading.Condition()
         self._built = threading.Event()
+        self._started = threading.Event()  # a (re)build began since the last request
         self._stopping = False
         self._thread = threading.Thread(target=self._work, name="measuring", daemon=True)
         self._changes = 0
@@ -77,8 +85,22 @@ class BackgroundRuns:
     def _remaining(self) -> int:
         return len(self._queue) + (self._running is not None)
 
+    def build_started(self) -> None:
+        self._started.set()
+
     def site_built(self) -> None:
         self._built.set()
+
+    def _wait_for_rebuild(self) -> None:
+        """Ask for a rebuild and wait for it; ask again while none has started (a request
+        written before serve began watching is never seen)."""
+        self._rebuild()
+        deadline = time.monotonic() + self.rebuild_wait_s
+        while (left := deadline - time.monotonic()) > 0:
+            if self._built.wait(timeout=min(left, ASK_AGAIN_S)) or self._stopping:
+                return
+            if not self._started.is_set():
+                self._rebuild()
 
     def stop(self) -> None:
         """Stop the worker and kill the run in progress with its whole process group."""
@@ -92,6 +114,7 @@ class BackgroundRuns:
             self._thread.join(timeout=10)
 
     def _rebuild(self) -> None:
+        self._started.clear()
         self._changes += 1
         (self.progress_dir / "changes").write_text(f"{self._changes}\n")
 
@@ -110,8 +133,7 @@ class BackgroundRuns:
                 mark = snippet_runs.stops_so_far()
             try:
                 with snippet_runs.stoppable_since(mark):
-                    self._rebuild()  # the pages now say what is being measured
-                    self._built.wait(timeout=self.rebuild_wait_s)
+                    self._wait_for_rebuild()  # the pages now say what is being measured
                     if not self._stopping:
                         job()
             except snippet_runs.RunStopped:
@@ -127,3 +149,69 @@ class BackgroundRuns:
                 last = not self._queue
             if last:
                 self._rebuild()  # with a next run, its start rebuilds the pages
+
+
+class Serving:
+    """What `mkdocs serve` runs beside its pages: the measurements (`queue`) and, for a site
+    with a Korean edition (`ko_config`), that edition at /ko/, built once every English
+    result is measured (korean_edition.ServedEdition)."""
+
+    def __init__(self, root: Path, ko_config: Path | None, log: Callable[[str], None]):
+        self.queue = BackgroundRuns(root / ".cache" / "serving", log)
+        self.korean = ko_config and korean_edition.ServedEdition(  # its work folder is not watched
+            root, ko_config, root / ".cache" / "serving-korean", self.queue.progress_dir / "korean-built", log)
+
+    def site_built(self, site_dir: Path, results: dict, folders: dict) -> None:
+        """After each (re)build: the Korean site back in place, and the next measurement may start."""
+        if self.korean:
+            ready = None not in results.values() and self.queue.idle()
+            self.korean.refresh(site_dir, folders if ready else None)
+        self.queue.site_built()
+
+    def stop(self) -> None:
+        self.queue.stop()
+        if self.korean:
+            self.korean.stop()
+
+
+class OwnCode:
+    """The build's own code as this process loaded it: sitebuild/*.py, and
+    snippets/measurement.py, which the build loads too (snippet_runs.measurement).
+
+    MkDocs loads a hook module once per process (`Hooks._load_hook` is cached), so under
+    `mkdocs serve` an edit of that code would rebuild with the old code, and even measure
+    everything again with it (the cache key covers snippet_runs.py). `changed()` names what
+    changed since serve started; `restart()` starts serve over, in this process, as the same
+    command, once the background runs are stopped."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.loaded = self._digests()
+
+    def _digests(self) -> dict[str, str]:
+        paths = [*sorted((self.root / "sitebuild").glob("*.py")), self.root / "snippets" / "measurement.py"]
+        return {p.relative_to(self.root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in paths if p.is_file()}
+
+    def changed(self) -> list[str]:
+        now = self._digests()
+        return sorted(name for name in now.keys() | self.loaded.keys() if now.get(name) != self.loaded.get(name))
+
+    def restart(self, changed: list[str], site_dir: Path, log: Callable[[str], None]) -> str:
+        """Replace this process with a new `mkdocs serve` (os.execv: same command, same
+        address), which loads the code as it is now. Returns only when a changed file does
+        not compile, with what to fix: serve goes on with the pages it has, measuring nothing,
+        until the next save."""
+        for name in changed:
+            try:
+                compile((self.root / name).read_bytes(), name, "exec")
+            except (SyntaxError, ValueError) as error:
+                return f"{name} does not compile ({error}); serve restarts once it does"
+            except FileNotFoundError:
+                pass  # a module removed: its importers say so when serve starts again
+        log(f"{', '.join(changed)} changed: restarting mkdocs serve to run the new code")
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        shutil.rmtree(site_dir, ignore_errors=True)  # serve's temporary site; the new serve makes its own
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+        return ""  # not reached

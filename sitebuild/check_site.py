@@ -51,6 +51,7 @@ class Page:
     headings: list[tuple[int, str]] = field(default_factory=list)  # (level, text)
     images: list[tuple[str, str]] = field(default_factory=list)  # (src, alt)
     sections: list[dict] = field(default_factory=list)  # per heading: figures, tables
+    code: list[str] = field(default_factory=list)  # the text of each <pre> in the article
 
 
 class _Parser(HTMLParser):
@@ -60,6 +61,7 @@ class _Parser(HTMLParser):
         self.in_article = 0
         self.heading: list | None = None  # [level, text parts] while inside a heading
         self.in_style = False
+        self.in_pre = 0
         page.sections.append({"heading": "(top of page)", "figures": [], "tables": 0})
 
     def handle_starttag(self, tag, attrs):
@@ -82,6 +84,10 @@ class _Parser(HTMLParser):
             self.in_article += 1
         if not self.in_article:
             return
+        if tag == "pre":
+            self.in_pre += 1
+            if self.in_pre == 1:
+                page.code.append("")
         if re.fullmatch(r"h[1-6]", tag):
             self.heading = [int(tag[1]), []]
         elif tag == "img":
@@ -98,6 +104,8 @@ class _Parser(HTMLParser):
             self.in_style = False
         elif tag == "article" and self.in_article:
             self.in_article -= 1
+        elif tag == "pre" and self.in_pre:
+            self.in_pre -= 1
         elif self.heading and tag == f"h{self.heading[0]}":
             text = " ".join("".join(self.heading[1]).replace("¶", "").split())
             self.page.headings.append((self.heading[0], text))
@@ -107,6 +115,8 @@ class _Parser(HTMLParser):
     def handle_data(self, data):
         if self.heading is not None:
             self.heading[1].append(data)
+        if self.in_pre and self.in_article:
+            self.page.code[-1] += data
         if self.in_style:
             self.page.imports += re.findall(r"@import\s+url\(\s*['\"]?([^'\")]+)", data)
 
@@ -251,11 +261,24 @@ def image_problems(pages: dict[str, Page]) -> list[str]:
     return problems
 
 
+# Reader code is reader code: what a page shows a reader copies, so it never holds the
+# build's checks of the page against the run.
+BUILD_GUARDS = ("DocumentationMismatch",)
+
+
+def build_guard_problems(pages: dict[str, Page]) -> list[str]:
+    return [f"{file}: a code block shows the build's check {guard}: move it out of the "
+            "sections the page includes (snippets/measurement.py `fact`, in the build snippet)"
+            for file, page in pages.items() for code in page.code for guard in BUILD_GUARDS
+            if guard in code]
+
+
 def all_problems(site: Path) -> list[str]:
     site_url, _ = site_url_and_pages(site)
     pages = parse_site(site)
     return (broken_links(site, pages, site_url) + third_party_resources(pages, site_url)
-            + heading_problems(pages) + figure_problems(pages) + image_problems(pages))
+            + heading_problems(pages) + figure_problems(pages) + image_problems(pages)
+            + build_guard_problems(pages))
 
 
 if __name__ == "__main__":

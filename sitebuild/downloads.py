@@ -31,7 +31,8 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import snippet_runs  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+import page_templates  # noqa: E402  (this folder is not a package: MkDocs loads hooks by path)
+import snippet_runs  # noqa: E402
 
 FOLDER = "downloads"  # URL folder of the downloads
 MARKER = "<!-- downloads -->"
@@ -137,22 +138,8 @@ def on_files(files, config):
     return files
 
 
-_WORDS = {  # the box's words, per edition (mkdocs.ko.yml: extra.edition: ko)
-    "en": {"all": "all {n} files and <code>requirements.txt</code>, in <code>{stem}/</code>",
-           "source": "source", "title": "Download the code",
-           "text": "The files this chapter's code needs, as the build ran them; in an empty "
-                   "folder, after <code>pip install -r requirements.txt</code>, run the "
-                   "commands below without <code>snippets/</code>."},
-    "ko": {"all": "파일 {n}개 전부와 <code>requirements.txt</code>를 <code>{stem}/</code>에",
-           "source": "소스", "title": "코드 내려받기",
-           "text": "이 장의 코드에 필요한 파일 전부이며, 빌드가 실행한 그대로입니다. 빈 폴더에서 "
-                   "<code>pip install -r requirements.txt</code>를 하고 나면 아래 명령이 "
-                   "<code>snippets/</code> 접두어 없이 동작합니다."},
-}
-
-
-def _box(chapter: Chapter, page_url: str, source_url: str | None, edition: str = "en") -> str:
-    words = _WORDS.get(edition, _WORDS["en"])
+def _box(chapter: Chapter, page_url: str, source_url: str | None, words: dict) -> str:
+    """The download box, in the edition's words (words.yml `download`)."""
     page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
 
     def link(name: str) -> str:
@@ -177,7 +164,7 @@ def on_page_content(html, page, config, files):
     if chapter is None:
         return html
     box = _box(chapter, page.url, source_url(config.repo_url, config.edit_uri, "snippets/"),
-               config.extra.get("edition", "en"))
+               page_templates.load_words(Path(config.docs_dir))["download"])
     if MARKER in html:
         return html.replace(MARKER, box, 1)
     heading = _RUN_IT.search(html)

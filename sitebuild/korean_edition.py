@@ -1,11 +1,11 @@
-"""The Korean edition as an MkDocs build: its pages, its links and how it is built.
+"""The Korean edition as an MkDocs build: its pages, nav, links and how it is built.
 
-Independent of MkDocs (hook.py is the glue; korean.py translates the build's strings and
-figures). mkdocs.ko.yml (`extra.edition: ko`) builds docs-ko/ into SITE/ko: the English
-`mkdocs build` runs it after itself (`build`), then checks both editions together; the
-English `mkdocs serve` builds it in the background once all is measured (`ServedEdition`). It only
-reuses the English build's results (`reuse_results`), so both show the same numbers, and
-fails, saying to build the English edition, when any is missing.
+Independent of MkDocs (hook.py is the glue). mkdocs.ko.yml (`extra.edition: ko`) builds
+docs-ko/ into SITE/ko: the English `mkdocs build` runs it beside its own pages (`Build`),
+then checks both editions together; the English `mkdocs serve` builds it in the background
+once all is measured (`ServedEdition`). It only reuses the English build's results
+(`reuse_results`), so both show the same numbers, worded by the Korean pages and
+docs-ko/words.yml, and fails, saying to build the English edition, when any is missing.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import tempfile
 import threading
 from pathlib import Path
 
-import korean
 import snippet_runs
 
 FROM_ENGLISH = "JIT_DOCS_FROM_ENGLISH_BUILD"  # set when the English build runs the Korean one
@@ -47,31 +46,28 @@ def korean_pages(root: Path) -> set[str]:
 
 
 def reuse_results(root: Path, docs_dir: Path, names: list[str], quick: bool) -> tuple[dict, dict]:
-    """Every build snippet's results and folder, in Korean, from the English build's cache."""
+    """Every build snippet's results and folder, from the English build's cache: the same
+    numbers, which the Korean pages word in Korean."""
     english = root / "docs"
     untranslated = [p.relative_to(english).as_posix() for p in sorted(english.rglob("*.md"))
                     if not (docs_dir / p.relative_to(english)).is_file()]
     if untranslated:
         raise EditionError(f"the Korean edition lacks {len(untranslated)} page(s) of docs/: "
-                           f"{', '.join(untranslated)}; translate each into {docs_dir.name}/ "
-                           "(python sitebuild/translations.py says what a translation keeps)")
+                           f"{', '.join(untranslated)}; write each in {docs_dir.name}/ "
+                           "(python sitebuild/translations.py says what a Korean page keeps)")
     paths = snippet_runs.project_paths(root, quick)
-    strings, out_root = docs_dir / korean.STRINGS, root / ".cache" / "korean" / ("quick" if quick else "full")
-    results, folders, lacking, missing = {}, {}, [], {}
+    results, folders, lacking = {}, {}, []
     try:
         for name in names:
             run = snippet_runs.lookup(name, **paths)[1]
             if run is None:
                 lacking.append(f"{name} ({'quick' if quick else 'full-size'} mode)")
-                continue
-            results[name], folders[name], missing[name] = korean.korean_run(
-                name, run.folder, run.results, strings, out_root)
-    except (snippet_runs.SnippetRunError, korean.Missing) as error:
+            else:
+                results[name], folders[name] = run.results, run.folder
+    except snippet_runs.SnippetRunError as error:
         raise EditionError(str(error)) from None
     if lacking:
         raise EditionError(REUSE_ONLY.format(", ".join(lacking)))
-    if any(missing.values()):
-        raise EditionError(korean.missing_message(missing, strings))
     return results, folders
 
 
@@ -225,6 +221,32 @@ def _placeholders(target: Path, pages: set[str], state: str) -> None:
             f'<p><a href="{up}{page}" lang="en">English edition</a></p></body></html>\n', encoding="utf-8")
 
 
+def in_korean(config, words: dict) -> None:
+    """The Korean edition's config: mkdocs.yml's nav (`korean_nav`), and the words the theme
+    and Markdown's extensions would leave English (words.yml `theme`)."""
+    theme = words["theme"]
+    config.nav = korean_nav(config.nav, words)
+    for palette, name in zip(config.theme["palette"], (theme["dark"], theme["light"])):
+        palette["toggle"]["name"] = name
+    config.mdx_configs.setdefault("toc", {})["permalink_title"] = theme["permalink"]
+    config.mdx_configs.setdefault("footnotes", {})["BACKLINK_TITLE"] = theme["footnote_back"]
+    config.extra["not_found"] = theme["not_found"]
+
+
+def korean_nav(nav: list, words: dict) -> list:
+    """mkdocs.yml's nav for the Korean edition: the same pages in the same order, each
+    titled by its Korean H1; the notebooks link to the English notebook pages."""
+    out = []
+    for item in nav:
+        target = next(iter(item.values())) if isinstance(item, dict) else item
+        notebook = re.fullmatch(r"notebooks/(\w+)\.ipynb", target)
+        if notebook:
+            out.append({words["notebooks"][notebook.group(1)]: f"../notebooks/{notebook.group(1)}/"})
+        else:
+            out.append({words["home"]: target} if target == "index.md" else target)
+    return out
+
+
 def site_url(english_site_url: str | None) -> str | None:
     """The Korean edition's address under the English one's (SITE_URL), if that is set."""
     if english_site_url and not os.environ.get("SITE_URL_KO"):
@@ -246,23 +268,43 @@ def other_page(page_url: str, edition: str, korean_pages: set[str] | None) -> st
 
 
 # Material's selector (partials/alternate.html), and its <link rel="alternate"> (base.html),
-# which name each edition's root. Material's script reads the sitemap at that root, and on a
-# click goes to the same page only when the sitemap's address (site_url) is the one the site
-# is served from, else to the root. The selector's own links go to the same page anywhere,
-# so the <link> elements are left out, and with them the script's detour.
+# which name each edition's root. Material's script fetches the sitemap at each such link's
+# address, and on a click goes to the same page only when the sitemap's address (site_url)
+# is the one the site is served from, else to the root. The selector's own links go to the
+# same page anywhere, so those <link> elements make way for ones that name the same page in
+# each edition, at its published address, as search engines read them (hreflang). Their rel
+# is the token "alternate" written " alternate": Material's script looks for exactly
+# rel=alternate, so it fetches no sitemap at a page's address (a 404) and takes no detour.
 _LANGUAGE_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="(en|ko)" class="md-select__link")')
 _ROOT_LINK = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="(?:en|ko)">\n?')
 
 
-def language_links(html: str, page_url: str, edition: str, root: Path | None = None) -> str:
+def alternates(page_url: str, edition: str, site_url: str, korean_pages: set[str] | None) -> str:
+    """<link> elements naming this page in both editions (none for a page only one has, such
+    as a notebook), by their absolute addresses under the English edition's site_url."""
+    english = site_url.removesuffix("ko/") if edition == "ko" else site_url
+    if edition == "en" and korean_pages is not None and page_url not in korean_pages:
+        return ""
+    return "".join(f'<link rel=" alternate" hreflang="{lang}" href="{escape(base + page_url)}">\n'
+                   for lang, base in (("en", english), ("ko", english + "ko/")))
+
+
+def language_links(html: str, page_url: str, edition: str, root: Path | None = None,
+                   site_url: str | None = None) -> str:
     """Point Material's language selector at the same page in the other edition (an English
-    page without a Korean one: the Korean home page; `root`: the project, None: every page)."""
-    other = other_page(page_url, edition, korean_pages(root.resolve()) if root else None)
+    page without a Korean one: the Korean home page; `root`: the project, None: every page),
+    and, given the edition's `site_url`, name that page in each edition in the head."""
+    korean = korean_pages(root.resolve()) if root else None
+    other = other_page(page_url, edition, korean)
 
     def href(match: re.Match) -> str:
         start, end, lang = match.group(1, 2, 3)
         return start + ("./" if lang == edition else other) + end
-    return _LANGUAGE_LINK.sub(href, _ROOT_LINK.sub("", html))
+    links = alternates(page_url, edition, site_url, korean) if site_url else ""
+    first = _ROOT_LINK.search(html)
+    if first:
+        html = html[:first.start()] + links + _ROOT_LINK.sub("", html[first.start():])
+    return _LANGUAGE_LINK.sub(href, html)
 
 
 _NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*notebooks/(\w+)\.ipynb(#[\w-]+)?\)")
@@ -277,33 +319,13 @@ def notebook_links(markdown: str, page_url: str) -> str:
                   " (영어)", markdown)
 
 
-_REPORT_INCLUDE = re.compile(r'^([ \t]*)--8<--[ \t]+"([\w./-]+\.md)"[ \t]*$', re.M)
-
-
-def english_reports(markdown: str) -> str:
-    """An included Markdown report (sitebuild/build-figures.md, which measure_build.py
-    writes in English) stays English on a Korean page: marked lang="en", introduced in
-    Korean. Its tables change with every measurement, so a catalog could not keep up."""
-    return _REPORT_INCLUDE.sub(
-        lambda m: (f'{m.group(1)}<p class="english-note">아래 보고서는 '
-                   f"<code>sitebuild/measure_build.py</code>가 영어로 씁니다.</p>\n\n"
-                   f'{m.group(1)}<div lang="en" markdown="1">\n\n{m.group(0)}\n\n'
-                   f"{m.group(1)}</div>"), markdown)
-
-
-def banner(page_url: str) -> str:
-    """The note on every Korean page: translated from the English page, linked."""
-    english = other_page(page_url, "ko", None)
-    return ('<p class="translation-note">이 페이지는 영어 원문을 번역한 것입니다. '
-            f'<a href="{english}" hreflang="en" lang="en">원문(English)</a>이 기준이며, '
-            "숫자는 원문과 같은 측정에서 옵니다.</p>\n")
-
-
-def with_banner(html: str, page_url: str) -> str:
-    """A Korean page's HTML with the banner right under its title."""
+def with_banner(html: str, page_url: str, words: dict) -> str:
+    """A Korean page's HTML with the note (words.yml `theme.banner`) right under its title:
+    the English page it follows, linked."""
     end = html.find("</h1>")
     at = end + len("</h1>") if end >= 0 else 0
-    return html[:at] + banner(page_url) + html[at:]
+    note = words["theme"]["banner"].format(english=other_page(page_url, "ko", None))
+    return html[:at] + f'<p class="translation-note">{note}</p>\n' + html[at:]
 
 
 def site_to_check(site: Path, command: str) -> Path | None:

@@ -5,8 +5,9 @@ answer, then Ctrl-C while it measures), a cold `mkdocs build --strict`, the same
 reloading after edits of docs/selu.md, weighs each page, counts its words and
 runs Lighthouse's performance audit on it;
 --twice builds cold again and compares the two sites (over a report holding that comparison, only --twice
-may write: the pages link it). It writes sitebuild/build-figures.md (included by
-docs/how-this-site-is-built.md). --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
+may write: the pages link it). It writes sitebuild/build-figures.json (the measurements) and
+the report in each edition's words (words.yml `report`): build-figures.md and
+build-figures.ko.md, which the two editions of how-this-site-is-built include. --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
 """
 
 from __future__ import annotations
@@ -31,12 +32,16 @@ import time
 import urllib.request
 from pathlib import Path
 
+import yaml
+
 import check_site
 import snippet_runs
 
 ROOT = Path(__file__).resolve().parent.parent
-REPORT = ROOT / "sitebuild" / "build-figures.md"
-TWICE_SECTION = "### Two cold builds compared"  # written by --twice only
+REPORT = ROOT / "sitebuild" / "build-figures.md"  # included by docs/how-this-site-is-built.md
+REPORT_KO = ROOT / "sitebuild" / "build-figures.ko.md"  # by docs-ko/how-this-site-is-built.md
+DATA = ROOT / "sitebuild" / "build-figures.json"  # what both were written from
+TWICE_SECTION = "<!-- two cold builds compared -->"  # written by --twice only
 IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache", ".ruff_cache")
 # A measured number with its unit, masked to compare builds; "never" stands where a break-even count would, long hex strings are hashes, 0x... addresses.
 NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.\d+)?"
@@ -276,7 +281,15 @@ def within_spreads(a: Path, b: Path) -> dict[str, tuple[int, int]]:
     return {label: tuple(counts) for label, counts in found.items()}
 
 
-def stamp(quick: bool) -> str:
+def moves_summary(moves: dict[str, list[float]], spreads: dict[str, tuple[int, int]]) -> dict:
+    """By size: how many timings, their median and largest move, and how many second-build
+    medians fell within the first build's interquartile range and samples' range."""
+    return {label: {"n": len(found), "median": statistics.median(found), "max": max(found),
+                    "within_iqr": spreads[label][0], "within_samples": spreads[label][1]}
+            for label, found in moves.items()}
+
+
+def stamp(quick: bool) -> dict:
     """Where and what was measured: taken as the project is copied (a commit made while
     the builds run is not the one they measured)."""
     env, version = snippet_runs.machine(), snippet_runs._version
@@ -284,72 +297,77 @@ def stamp(quick: bool) -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     commit = git("rev-parse", "--short", "HEAD")
-    if commit and git("status", "--porcelain", "--untracked-files=normal"):
-        commit += " with uncommitted changes"
-    return (f"Measured on {env['cpu']}, {env['cores']} cores · Python {platform.python_version()}, mkdocs {version('mkdocs')}, "
-            f"mkdocs-material {version('mkdocs-material')} · {dt.datetime.now(dt.UTC):%Y-%m-%d}"
-            + (f" · commit {commit}" if commit else "") + (" · quick mode (small sizes)" if quick else " · full size"))
+    return {"cpu": env["cpu"], "cores": env["cores"], "python": platform.python_version(),
+            "mkdocs": version("mkdocs"), "material": version("mkdocs-material"),
+            "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d}", "commit": commit or "?",
+            "changed": bool(commit and git("status", "--porcelain", "--untracked-files=normal")),
+            "quick": quick}
 
 
 def _kb(n: int) -> str:
     return f"{n / 1024:,.0f} KB" if n >= 10 * 1024 else f"{n / 1024:.1f} KB"
 
 
-def render_report(m: dict) -> str:
+def render_report(m: dict, w: dict | None = None) -> str:
+    """The report of measurements `m`, in an edition's words (words.yml `report`)."""
+    w = w or report_words("docs")
     reloads, snippets = m["reloads"], m["snippets"]
-    lines = ["<!-- Written by `python sitebuild/measure_build.py`; included by docs/how-this-site-is-built.md. -->",
-             "", "| step | time |", "|---|---|",
-             f"| cold `mkdocs build --strict`: no caches, every build snippet measures | {m['cold']:.0f} s |"]
-    lines += [f"| of which `{name}` | {s:.1f} s |" for name, s in snippets.items()]
-    lines += [f"| of which the rest: notebooks, pages, checks | {m['cold'] - sum(snippets.values()):.1f} s |",
-              f"| the same build again, nothing changed (caches reused) | {m['warm']:.1f} s |",
-              f"| `mkdocs serve`: an edit of `{m['chapter']}` to \"Reloading browsers\" (median of {len(reloads)}) | "
-              f"{statistics.median(reloads):.1f} s ({min(reloads):.1f} to {max(reloads):.1f}) |"]
+    lines = [f"<!-- {w['written']} -->", "", f"| {w['step']} | {w['time']} |", "|---|---|",
+             f"| {w['cold']} | {m['cold']:.0f} s |"]
+    lines += [f"| {w['of_which'].format(name=name)} | {s:.1f} s |" for name, s in snippets.items()]
+    lines += [f"| {w['the_rest']} | {m.get('rest', m['cold'] - sum(snippets.values())):.1f} s |",
+              f"| {w['warm']} | {m['warm']:.1f} s |",
+              f"| {w['reload'].format(chapter=m['chapter'], n=len(reloads))} | "
+              f"{statistics.median(reloads):.1f} s ({w['range'].format(low=f'{min(reloads):.1f}', high=f'{max(reloads):.1f}')}) |"]
     if "serve_fresh" in m:
-        lines += [f"| `mkdocs serve` with no caches: its first answer (the home page) | {m['serve_fresh']['answer']:.1f} s |",
-                  f"| … then Ctrl-C while a build snippet measures: to its exit | {m['serve_fresh']['stop']:.1f} s |"]
-    lines += [f"| a second cold build | {m['cold2']:.0f} s |"] if "cold2" in m else []
+        lines += [f"| {w['first_answer']} | {m['serve_fresh']['answer']:.1f} s |",
+                  f"| {w['stop']} | {m['serve_fresh']['stop']:.1f} s |"]
+    lines += [f"| {w['cold2']} | {m['cold2']:.0f} s |"] if "cold2" in m else []
     weights, runs = m["weights"], m.get("lighthouse_runs", 1)
-    lines += ["", f"<small class=\"stamp\">{m['stamp']}</small>", "", "### Pages", "",
-              "Each page's HTML plus its own figures, as sent and gzipped, and its words: article text outside code, "
-              f"tables, figures and navigation. The shared stylesheets, scripts and icons ({_kb(m['shared'])}) "
-              "come once, then from the browser's cache. Lighthouse, mobile emulation: performance score "
-              + (f"(median of {runs} audits, range in brackets)" if runs > 1 else "(one audit)")
-              + " and total blocking time (one audit: `python sitebuild/audit_pages.py site --performance-pages 99`).",
-              "", "| page | HTML | own figures | gzipped | words | Lighthouse | Lighthouse, Korean page |",
-              "|---|---|---|---|---|---|---|"]
+    st = m["stamp"]
+    stamp_text = w["stamp"].format(**{**st, "changed": w["changed"] if st["changed"] else "",
+                                      "mode": w["quick"] if st["quick"] else w["full"]})
+    lines += ["", f"<small class=\"stamp\">{stamp_text}</small>", "",
+              f"### {w['pages']} {{ #build-report-pages }}", "",
+              w["pages_text"].format(shared=_kb(m["shared"]), audits=w["audits"].format(n=runs) if runs > 1 else w["one_audit"]),
+              "", "| " + " | ".join(w["columns"]) + " |", "|---|---|---|---|---|---|---|"]
     perf = m.get("lighthouse", {})
     # A table, not a sentence: the figures are not prose, and do not count towards its words.
     lines += [f"| {r['page']} | {_kb(r['html'])} | "
-              + (f"{r['figures']}: {_kb(r['figure_bytes'])}" if r["figures"] else "none")
+              + (f"{r['figures']}: {_kb(r['figure_bytes'])}" if r["figures"] else w["none"])
               + f" | {_kb(r['gzipped'])} | {r['words']:,} | {perf.get(r['page'], '')} | "
               + f"{perf.get('ko/' + ('' if r['page'] == '(home)' else r['page']), '')} |" for r in weights]
-    lines.append(f"| all pages | | | | {sum(r['words'] for r in weights):,} | | |")
+    lines.append(f"| {w['all_pages']} | | | | {sum(r['words'] for r in weights):,} | | |")
     over = over_word_limits({r["page"]: r["words"] for r in weights})
-    lines += ["", "**Over the word limits** (" + ", ".join(f"{page or '(home)'} {n:,}" for page, n in over.items())
-              + f"; limits: {WORD_LIMITS['chapter']:,} a page, {WORD_LIMITS['how-this-site-is-built/']:,} "
-              f"this page, {WORD_LIMITS['all']:,} in all)."] if over else []
-    lines += ["", f"Lighthouse: {perf['(all)']}."] if "(all)" in perf else []
-    lines += ["", f"Lighthouse's Korean figures: {perf['(fonts)']}."] if "(fonts)" in perf else []
+    lines += ["", "**" + w["over"].format(pages=", ".join(f"{page or '(home)'} {n:,}" for page, n in over.items()),
+                                          chapter=f"{WORD_LIMITS['chapter']:,}",
+                                          how=f"{WORD_LIMITS['how-this-site-is-built/']:,}",
+                                          all=f"{WORD_LIMITS['all']:,}") + "**"] if over else []
+    lines += ["", w["lighthouse_all"].format(text=perf["(all)"])] if "(all)" in perf else []
+    lines += ["", w["lighthouse_fonts"].format(text=perf["(fonts)"])] if "(fonts)" in perf else []
     if "compare" in m:
-        c = m["compare"]
-        lines += ["", TWICE_SECTION, "",
-                  f"Of {len(c['identical']) + len(c['numbers']) + len(c['other'])} files in both builds, "
-                  f"{len(c['identical'])} are identical, {len(c['numbers'])} differ only in numbers and "
-                  f"{len(c['other'])} otherwise" + (f" ({', '.join(f'`{f}`' for f in c['other'][:8])})"
-                                                     if c["other"] else "")
-                  + f"; {len(c['only_one'])} are in one build only.", "",
-                  "How far the timings moved between the builds (100 %: twice as slow or fast), and how many "
-                  "second-build medians fell within the first build's interquartile range (the spread pages "
-                  "state) or its samples' range:",
-                  "", "| timings | how many | median move | largest move | within the IQR | within the samples |",
-                  "|---|---|---|---|---|---|"]
-        spreads = m.get("spreads", {})
-        lines += [f"| {label} | {len(found)} | {statistics.median(found):.0%} | {max(found):.0%} | "
-                  + (" | ".join(f"{k} ({k / len(found):.0%})" for k in spreads[label]) if label in spreads
-                     else " | ") + " |"
-                  for label, found in m["moves"].items()]
+        c = m["compare"]  # counts of files, and the first that differ otherwise
+        other = f" ({', '.join(f'`{f}`' for f in c['other_files'])})" if c["other_files"] else ""
+        lines += ["", TWICE_SECTION, f"### {w['twice']} {{ #build-report-twice }}", "",
+                  w["files"].format(all=c["identical"] + c["numbers"] + c["other"], identical=c["identical"],
+                                    numbers=c["numbers"], other=c["other"], files=other, one=c["only_one"]), "",
+                  w["moves_text"], "", "| " + " | ".join(w["moves_columns"]) + " |", "|---|---|---|---|---|---|"]
+        lines += [f"| {w['sizes'].get(label, label)} | {n['n']} | {n['median']:.0%} | {n['max']:.0%} | "
+                  f"{n['within_iqr']} ({n['within_iqr'] / n['n']:.0%}) | "
+                  f"{n['within_samples']} ({n['within_samples'] / n['n']:.0%}) |"
+                  for label, n in m["moves"].items()]
     return "\n".join(lines) + "\n"
+
+
+def report_words(docs: str) -> dict:
+    return yaml.safe_load((ROOT / docs / "words.yml").read_text(encoding="utf-8"))["report"]
+
+
+def write_reports(m: dict) -> None:
+    """The measurements (build-figures.json) and the report in each edition's words."""
+    DATA.write_text(json.dumps(m, indent=1), encoding="utf-8")
+    for docs, path in (("docs", REPORT), ("docs-ko", REPORT_KO)):
+        path.write_text(render_report(m, report_words(docs)), encoding="utf-8")
 
 
 def measure(quick: bool, work: Path, twice: bool, chapter_name: str = "docs/selu.md") -> dict:
@@ -370,9 +388,10 @@ def measure(quick: bool, work: Path, twice: bool, chapter_name: str = "docs/selu
         print("a second cold build ...", flush=True)
         shutil.rmtree(project / ".cache")
         m["cold2"] = build(project, work / "site-b", quick)
-        m["compare"] = compare_sites(work / "site-a", work / "site-b")
-        m["moves"] = timing_moves(work / "site-a", work / "site-b")
-        m["spreads"] = within_spreads(work / "site-a", work / "site-b")
+        c = compare_sites(work / "site-a", work / "site-b")
+        m["compare"] = {**{k: len(v) for k, v in c.items()}, "other_files": c["other"][:8]}
+        m["moves"] = moves_summary(timing_moves(work / "site-a", work / "site-b"),
+                                   within_spreads(work / "site-a", work / "site-b"))
     return m
 
 
@@ -380,17 +399,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
     parser.add_argument("--twice", action="store_true", help="build cold again and compare the sites")
-    parser.add_argument("--out", type=Path, default=REPORT, help=f"the report (default {REPORT})")
+    parser.add_argument("--out", type=Path, default=REPORT, help=f"the report (default {REPORT}: then "
+                        "also its Korean edition and the measurements, build-figures.json)")
+    parser.add_argument("--render", action="store_true",
+                        help="write both editions' reports again from build-figures.json, measuring nothing")
     args = parser.parse_args(argv)
+    if args.render:
+        write_reports(json.loads(DATA.read_text(encoding="utf-8")))
+        return
     if not args.twice and args.out.is_file() and TWICE_SECTION in args.out.read_text(encoding="utf-8"):
         # The pages link that comparison (how far a timing moves between builds): a one-build
         # report would drop it without a word.
         parser.error(f"{args.out} holds two cold builds compared, which the pages link to; "
                      "measure with --twice, or write a one-build report elsewhere with --out FILE")
     with tempfile.TemporaryDirectory(prefix="measure-build-") as work:
-        report = render_report(measure(args.quick, Path(work), args.twice))
-    args.out.write_text(report, encoding="utf-8")
-    print(f"\n{report}\nwritten to {args.out}")
+        m = measure(args.quick, Path(work), args.twice)
+    if args.out != REPORT:
+        args.out.write_text(render_report(m), encoding="utf-8")
+    else:
+        write_reports(m)
+    print(f"\n{render_report(m)}\nwritten to {args.out}")
 
 
 if __name__ == "__main__":

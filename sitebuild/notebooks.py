@@ -132,6 +132,17 @@ _PSEUDO = re.compile(r"::?[\w-]+(?:\([^)]*\))?")  # :hover, ::before, :not(.x): 
 _CLASS, _ID = re.compile(r"\.(-?[_a-zA-Z][\w-]*)"), re.compile(r"#(-?[_a-zA-Z][\w-]*)")
 
 
+def for_site(root: Path, *, serving, pending: str, workers: int, **run_args) -> dict[str, Path]:
+    """Every notebook edition (notebooks/*.py) by name, as `run_notebook` takes `run_args`:
+    `mkdocs build` executes the stale ones now, `workers` at a time; `mkdocs serve`
+    (`serving`: its queue) hands them to the background and shows `pending` meanwhile."""
+    templates = sorted((root / "notebooks").glob("*.py"))
+    if serving:
+        return {t.stem: served_notebook(t, serving, pending, root=root, **run_args) for t in templates}
+    return snippet_runs.side_by_side(
+        {t.stem: functools.partial(run_notebook, t, root=root, **run_args) for t in templates}, workers)
+
+
 @functools.lru_cache(maxsize=2)
 def _parsed(css: str) -> tuple:
     """The stylesheet's rules, parsed once per build: every notebook page inlines the same one."""

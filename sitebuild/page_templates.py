@@ -1,14 +1,14 @@
 """Render a page's Markdown as a Jinja template over the build snippets' results.
 
-Independent of MkDocs (hook.py is the glue). A page says `{{ selu_benchmark.text.x }}`,
-`{{ table("selu_benchmark", "headline") }}`, `{{ figure("selu_benchmark", "scaling") }}`,
-`{{ stamp("selu_benchmark") }}`, `{{ results_json("selu_benchmark") }}` or
-`{{ results("selu_benchmark").data.x | microseconds }}`.
+Independent of MkDocs (hook.py is the glue). A page says
+`{{ selu_benchmark.data.docs.jit | seconds }}`, `{{ compared(selu_benchmark.verdicts.jit_vs_eager) }}`,
+`{{ table("selu_benchmark", "headline") }}`, `{{ figure("selu_benchmark", "scaling", alt=...) }}`
+or `{{ results_json("selu_benchmark") }}`; the words are the edition's (words.yml, and the
+page's front matter `words:`).
 
-Stamps: the page gets one stamp per run its numbers come from, before its first section
-(after the opening lines that give the answer); its tables and figures link to the
-snippet and its raw numbers, and one from another run than the page's main one (the
-snippet the page names most) carries that run's own stamp.
+Stamps: one per page, before its first section (after the opening lines that give the
+answer): machine, every library, date and size once, and a link to each run's numbers;
+each table and figure links its own snippet and raw numbers.
 
 While `mkdocs serve` is still measuring, a snippet's results are None: every number,
 table and figure from it shows PENDING, and the page opens with a note naming the
@@ -21,19 +21,17 @@ import functools
 import html
 import posixpath
 import re
+from pathlib import Path
 
 import jinja2
+import yaml
 from pymdownx.snippets import SnippetPreprocessor
+
+import snippet_runs
 
 MEASURED = "measured"  # URL folder of the build snippets' outputs
 PENDING = "⏳ being measured"
-# The words the build puts around stamps, per edition (render's `labels`).
-ENGLISH = {"main": "Numbers on this page", "other": "Other numbers on this page",
-           "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)',
-           "slower": "machine {ratio}× slower by the end", "faster": "machine {ratio}× faster by the end"}
-KOREAN = {"main": "이 페이지의 숫자", "other": "이 페이지의 다른 숫자",
-          "made": '측정 코드 <code>snippets/{name}.py</code> (<a href="{numbers}">측정값</a>)',
-          "slower": "끝날 무렵 머신 {ratio}× 느려짐", "faster": "끝날 무렵 머신 {ratio}× 빨라짐"}
+WORDS_FILE = "words.yml"  # in each edition's docs folder: units, stamps, common headings
 # A full-size run whose machine check (measurement.machine_check, before and after
 # measuring) saw pure Python this much slower or faster at the end says so in its stamp.
 # The tiny jitted call is left out: its dispatch flips between two speeds on shared
@@ -41,14 +39,23 @@ KOREAN = {"main": "이 페이지의 숫자", "other": "이 페이지의 다른 �
 SPEED_CHANGE = 1.5
 
 
-def speed_change(results: dict, labels: dict[str, str]) -> str:
-    """' · machine 1.9× slower by the end' when a run's machine check moved that far."""
+def load_words(docs_dir: Path) -> dict:
+    """An edition's words (docs/words.yml, docs-ko/words.yml)."""
+    path = docs_dir / WORDS_FILE
+    if not path.is_file():
+        raise PageError(f"{path} is missing: each edition keeps its units, stamp and common "
+                        "headings there")
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def speed_change(results: dict, words: dict) -> str:
+    """'; machine 1.9× slower by the end' when a run's machine check moved that far."""
     check = {} if results.get("quick") else results.get("machine_check") or {}
     start, end = ((check.get(when) or {}).get("python_loop") for when in ("start", "end"))
     if not start or not end or 1 / SPEED_CHANGE < end / start < SPEED_CHANGE:
         return ""
     key, factor = ("slower", end / start) if end > start else ("faster", start / end)
-    return " · " + labels[key].format(ratio=f"{factor:.1f}")
+    return words["stamp"][key].format(ratio=f"{factor:.1f}")
 
 
 class PageError(Exception):
@@ -87,6 +94,11 @@ class Pending:
     def _self(self, *args):
         return self
 
+    def _no(self, other):  # a comparison with an unmeasured value takes no branch's side
+        return False
+
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = _no
+    __hash__ = object.__hash__
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _self
     __truediv__ = __rtruediv__ = __floordiv__ = __mod__ = __pow__ = __neg__ = _self
 
@@ -104,14 +116,93 @@ def _passes_pending(filter_function):
     return wrapped
 
 
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    env.filters["microseconds"] = lambda seconds: f"{seconds * 1e6:.3g} µs"
+def number(value) -> str:
+    """An integer with thousands separators; another number with 3 significant digits."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, int) or abs(value) >= 100:
+        return f"{round(value):,}"
+    return f"{value:.3g}"
+
+
+def _formats(words: dict) -> dict:
+    """The filters a page words its numbers with (the same code in both editions; the
+    words of units and ranges from the edition's words.yml)."""
+    m = snippet_runs.measurement()
+    rng = words.get("range", "{low} to {high}")
+
+    def timing(t):
+        if isinstance(t, (list, tuple)):
+            t = dict(zip(("median", "q1", "q3"), t))
+        return f"{m.fmt_seconds(t['median'])} (" + rng.format(
+            low=m.fmt_seconds(t["q1"]), high=m.fmt_seconds(t["q3"])) + ")"
+
+    def ratio_range(r, low=None, high=None):
+        if isinstance(r, dict):
+            r, (low, high) = r["ratio"], r.get("range") or (r.get("low"), r.get("high"))
+        text = m.fmt_ratio(r)
+        return text if low is None else f"{text} (" + rng.format(
+            low=m.fmt_ratio(low), high=m.fmt_ratio(high)) + ")"
+
+    return {"seconds": lambda x: m.fmt_seconds(x["median"] if isinstance(x, dict) else x),
+            "microseconds": lambda x: f"{x * 1e6:.3g} µs",
+            "timing": timing, "ratio": ratio_range,
+            "times": lambda r: words.get("times", "{}×").format(m.fmt_ratio(r).rstrip("×")),
+            "num": number, "percent": lambda x: words.get("percent", "{} %").format(f"{x:.0f}")}
+
+
+class _Environment(jinja2.Environment):
+    def getitem(self, obj, argument):  # letter[verdict.winner] before it is measured
+        return argument if isinstance(argument, Pending) else super().getitem(obj, argument)
+
+
+def _environment(words: dict) -> jinja2.Environment:
+    """Jinja with the edition's filters, its words (`words`), and its sentence macros
+    (words.yml `macros`: how this edition words a verdict, e.g. `compared(v)`)."""
+    env = _Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters.update(_formats(words))
     env.filters = {name: _passes_pending(f) for name, f in env.filters.items()}
+    m = snippet_runs.measurement()
+    env.globals.update(words=words, thresholds={"same": m.SAME, "close": m.CLOSE})
+    if words.get("macros"):
+        module = env.from_string(words["macros"]).module
+        env.globals.update({name: _passes_pending(getattr(module, name))
+                            for name in dir(module) if not name.startswith("_")})
     return env
 
 
-_ENV = _environment()
+def render_cell(cell, words: dict, fmt: dict, where: str) -> str:
+    """A table cell (snippets/measurement.py's typed cells) in an edition's words."""
+    if isinstance(cell, dict):
+        if "seconds" in cell:
+            return fmt["seconds"](cell["seconds"])
+        if "timing" in cell:
+            return fmt["timing"](cell["timing"])
+        if "ratio" in cell:
+            return fmt["ratio"](cell["ratio"], *(cell.get("range") or (None, None)))
+        if "bold" in cell:
+            return f"**{render_cell(cell['bold'], words, fmt, where)}**"
+        if "word" in cell:
+            return worded(cell["word"], words, cell.get("fields", {}), where)
+    if isinstance(cell, (int, float)) and not isinstance(cell, bool):
+        return number(cell)
+    return str(cell)
+
+
+def worded(key: str, words: dict, fields: dict, where: str) -> str:
+    if key not in words:
+        raise PageError(f"{where} needs the word {key!r}: add it to the page's front matter "
+                        "(words:) or the edition's words.yml")
+    return str(words[key]).format(**{k: number(v) for k, v in fields.items()})
+
+
+def render_table(table: dict, words: dict, fmt: dict, where: str) -> str:
+    fields = table.get("fields", {})
+    header = [worded(c, words, fields, where) for c in table["columns"]]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(render_cell(c, words, fmt, where) for c in row) + " |"
+              for row in table["rows"]]
+    return "\n".join(lines) + "\n"
 
 
 def _outside_fences(lines: list[str]):
@@ -144,20 +235,18 @@ def _insert_after_title(text: str, block: str) -> str:
 
 
 def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, dict | None],
-           status: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> str:
+           status: dict[str, str] | None = None, words: dict | None = None,
+           page_words: dict | None = None) -> str:
     """The page's Markdown with every {{ ... }} filled in from `results` (snippet name ->
     results.json, or None while it is measured; `status` then says where it stands).
-    `labels`: the words around stamps (ENGLISH, the default, or KOREAN)."""
-    status, labels = status or {}, labels or ENGLISH
+    `words`: the edition's words.yml; `page_words`: the page's front-matter words."""
+    status, words, page_words = status or {}, words or {}, page_words or {}
     _no_bare_section_marker(markdown_text, page)
     # Raw HTML (a figcaption's Markdown is not rendered) links relative to the page's URL.
     page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
     counts = {name: len(re.findall(rf"\b{name}\b", markdown_text)) for name in results}
     used = sorted((n for n in results if counts[n]), key=lambda n: -counts[n])
-    main = used[0] if used else None
-    stamped = set(re.findall(r"stamp\(\s*[\"'](\w+)[\"']\s*\)", markdown_text))
-    if re.search(r"stamp\(\s*\w+\s*\)", markdown_text):  # stamp(name) in a loop: all of them
-        stamped = set(results)
+    fmt = _formats(words)
 
     def known(name: str) -> dict | None:
         if name not in results:
@@ -168,57 +257,75 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     def url(name: str, file: str) -> str:
         return posixpath.relpath(f"{MEASURED}/{name}/{file}", posixpath.dirname(page) or ".")
 
-    def stamp(name: str) -> str:
-        found = known(name)
-        return found["stamp"] + speed_change(found, labels) if found else PENDING
-
-    def source(name: str, own_stamp: bool) -> str:
+    def made(name: str) -> str:
         numbers = posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")
-        made = labels["made"].format(name=name, numbers=numbers)
-        return f"{stamp(name)} · {made}" if own_stamp else made
+        return words["stamp"]["made"].format(name=name, numbers=numbers)
 
     def table(name: str, table_name: str) -> str:
         if known(name) is None:
-            return f"*{PENDING}: a table from `snippets/{name}.py`.*\n"
+            return f"*{PENDING}: `snippets/{name}.py`*\n"
         tables = known(name)["tables"]
         if table_name not in tables:
             raise PageError(f"{page}: build snippet {name!r} wrote no table {table_name!r} "
                             f"(its tables: {', '.join(tables) or 'none'})")
-        return f'{tables[table_name]}\n<small class="stamp">{source(name, name != main)}</small>\n'
+        own = {**words.get("headings", {}), **{k: v for k, v in page_words.get(name, {}).items()
+                                               if not isinstance(v, dict)},
+               **page_words.get(name, {}).get(table_name, {})}
+        found = render_table(tables[table_name], own, fmt, f"{page}: table {name}.{table_name}")
+        return f'{found}\n<small class="stamp">{made(name)}</small>\n'
 
-    def figure(name: str, fig_name: str) -> str:
+    def figure(name: str, fig_name: str, alt: str | None = None, caption: str | None = None) -> str:
         if known(name) is None:
-            return f"*{PENDING}: a figure from `snippets/{name}.py`.*\n"
-        fig = known(name)["figures"].get(fig_name)
-        if fig is None:
+            return f"*{PENDING}: `snippets/{name}.py`*\n"
+        figures = known(name)["figures"]
+        if fig_name not in figures:
             raise PageError(f"{page}: build snippet {name!r} wrote no figure {fig_name!r} "
-                            f"(its figures: {', '.join(known(name)['figures']) or 'none'})")
-        return (f'<figure markdown="span">\n  ![{fig["alt"]}]({url(name, fig["file"])})\n'
-                f'  <figcaption>{fig["caption"]} <small class="stamp">'
-                f'{source(name, name != main)}</small></figcaption>\n</figure>\n')
+                            f"(its figures: {', '.join(figures) or 'none'})")
+        if not alt:
+            raise PageError(f"{page}: figure {name}.{fig_name} needs alt=\"...\": what it shows, "
+                            "for readers who cannot see it")
+        return (f'<figure markdown="span">\n  ![{alt.strip()}]({url(name, fig_name + ".svg")})\n'
+                f'  <figcaption>{(caption or "").strip()} <small class="stamp">{made(name)}</small></figcaption>\n'
+                f'</figure>\n')
 
     def results_json(name: str) -> str:  # a link target for readers who want the raw numbers
         known(name)
         return url(name, "results.json")
 
+    def page_stamp(names: list[str]) -> str:
+        """One stamp for the numbers of several runs: where, with what, when, once."""
+        ready = [n for n in names if results[n] is not None]
+        if not ready:
+            return PENDING
+        envs = [results[n].get("environment", {}) for n in ready]
+        libraries: dict[str, str] = {}
+        for env in envs:
+            libraries.update(env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")})
+        stamp, first = words["stamp"], envs[0]
+        dates = sorted({e.get("date", "?") for e in envs})
+        modes = sorted({stamp["quick" if results[n].get("quick") else "full"] for n in ready})
+        sources = ", ".join(made(n) + speed_change(results[n], words) for n in ready)
+        return stamp["page"].format(
+            cpu=first.get("cpu"), cores=first.get("cores"), backend=first.get("backend"),
+            device=first.get("device", first.get("backend")),
+            libraries=", ".join(f"{k} {v}" for k, v in libraries.items()),
+            date=rng_join(dates, words), mode=" / ".join(modes), sources=sources)
+
     variables = {name: (res if res is not None else Pending()) for name, res in results.items()}
     try:
-        text = _ENV.from_string(markdown_text).render(
-            **variables, table=table, figure=figure, stamp=stamp,
+        text = _environment(words).from_string(markdown_text).render(
+            **variables, table=table, figure=figure, stamp=lambda name: known(name) and page_stamp([name]) or PENDING,
             results_json=results_json, results=lambda name: known(name) or variables[name],
             build_snippets=list(results))
     except jinja2.UndefinedError as error:
         raise PageError(f"{page}: {error}: the page names a number its build snippet's "
-                        "results.json lacks (its text or data); fix the name, or the snippet") from None
+                        "results.json lacks; fix the name, or the snippet") from None
     except jinja2.TemplateError as error:
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PageError(f"{page}{line}: {error}") from None
 
-    page_stamps = [f"{labels['main'] if n == main else labels['other']}: {source(n, True)}"
-                   for n in used if n not in stamped and results[n] is not None]
-    if page_stamps:
-        text = _insert_before_first_section(
-            text, '<small class="stamp">' + "<br>\n".join(page_stamps) + "</small>")
+    if "stamp(" not in markdown_text and any(results[n] is not None for n in used):
+        text = _insert_before_first_section(text, f'<small class="stamp">{page_stamp(used)}</small>')
     looped = "build_snippets" in markdown_text  # a loop over every snippet's results
     waiting = [n for n in results if (counts[n] or looped) and results[n] is None]
     if waiting:
@@ -226,6 +333,19 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
                  for n in waiting]
         text = _insert_after_title(text, pending_note(lines))
     return text
+
+
+def unexpected(markdown_text: str, results: dict[str, dict | None]) -> list[str]:
+    """The verdicts a page shows that went against what its chapter explains
+    (measurement.compare's `expected`): the build's log names them."""
+    return [f"{name}.{key} ({v.get('winner') or 'neither'} faster, expected {v['expect']})"
+            for name, res in results.items() if res and re.search(rf"\b{name}\b", markdown_text)
+            for key, v in (res.get("verdicts") or {}).items() if v.get("expected") is False]
+
+
+def rng_join(values: list[str], words: dict) -> str:
+    return values[0] if len(values) == 1 else words.get("range", "{low} to {high}").format(
+        low=values[0], high=values[-1])
 
 
 def _no_bare_section_marker(markdown_text: str, page: str) -> None:

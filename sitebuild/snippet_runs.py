@@ -40,6 +40,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 KEY_FILE = "key.json"
+RUN_FILE = "run.json"  # how long the run took: the next run's log says it
 RESULTS_FILE = "results.json"
 STDOUT_FILE = "stdout.txt"
 SCRATCH_PREFIX = ".tmp-"  # scratch folders: .tmp-<name>-<pid>-<random>
@@ -64,9 +65,10 @@ class SnippetRun:
     @property
     def files(self) -> list[Path]:
         """Every output file the site publishes (figures, results.json, stdout.txt),
-        relative to `folder`: not the key, nor the pickled figures the Korean build reads."""
-        return sorted(p.relative_to(self.folder) for p in self.folder.rglob("*")
-                      if p.is_file() and p.name != KEY_FILE and not p.name.endswith(".pickle"))
+        relative to `folder`: not the key, nor the run's time, nor the pickled figures the
+        Korean build reads."""
+        return sorted(p.relative_to(self.folder) for p in self.folder.rglob("*") if p.is_file()
+                      and p.name not in (KEY_FILE, RUN_FILE) and not p.name.endswith(".pickle"))
 
 
 def imported_snippets(path: Path, snippets_dir: Path) -> list[Path]:
@@ -106,15 +108,26 @@ def module_imports(path: Path) -> frozenset[str]:
     return _imports[path][1]
 
 
+def measurement():
+    """snippets/measurement.py: the one home of `machine` (what every result is stamped
+    with) and of the number formats (loaded from its file, since the build keeps snippets/
+    off sys.path; loaded once)."""
+    with _measurement_lock:  # quick mode looks up keys in several threads at once
+        if "_build_measurement" not in sys.modules:
+            path = Path(__file__).resolve().parent.parent / "snippets" / "measurement.py"
+            spec = importlib.util.spec_from_file_location("_build_measurement", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module  # its dataclasses look their module up there
+            spec.loader.exec_module(module)
+        return sys.modules["_build_measurement"]
+
+
+_measurement_lock = threading.Lock()
+
+
 def machine() -> dict:
-    """The CPU and its cores, as snippets/measurement.py's `machine` stamps every result
-    (one home; loaded from its file, since the build keeps snippets/ off sys.path)."""
-    path = Path(__file__).resolve().parent.parent / "snippets" / "measurement.py"
-    spec = importlib.util.spec_from_file_location("_build_measurement", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module.machine()
+    """The CPU and its cores, as snippets/measurement.py's `machine` stamps every result."""
+    return measurement().machine()
 
 
 def _version(dist: str) -> str:
@@ -143,8 +156,22 @@ def files_key(paths: list[Path], root: Path) -> dict:
     return {p.relative_to(root).as_posix(): digest(p.read_bytes()) for p in paths}
 
 
+def data_files(snippet: Path, root: Path) -> list[Path]:
+    """Files outside snippets/ that a build snippet reads, named by its module-level
+    `DATA` (a path relative to the repository, or a tuple of them): a committed dataset
+    (snippets/jax_history.py reads history/releases.csv). A missing one keys as absent."""
+    for node in ast.parse(snippet.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DATA" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            return [root / p for p in ((value,) if isinstance(value, str) else value)]
+    return []
+
+
 def cache_key(snippet: Path, snippets_dir: Path, requirements: Path, quick: bool) -> dict:
     files = files_key(imported_snippets(snippet, snippets_dir), snippets_dir)
+    root = snippets_dir.parent
+    files.update({p.relative_to(root).as_posix(): digest(p.read_bytes()) if p.is_file() else None
+                  for p in data_files(snippet, root)})
     return {"files": files, "quick": quick, **environment_key(requirements)}
 
 
@@ -162,6 +189,15 @@ def changed(old: dict | None, new: dict) -> str:
                        if old.get("files", {}).get(f) != new["files"].get(f))
         keys[keys.index("files")] = "files " + ", ".join(files)
     return "changed: " + "; ".join(keys)
+
+
+def last_run(folder: Path, quick: bool) -> str:
+    """"; last full run 47 s" from the cached run in `folder`, or "" when it has none."""
+    try:
+        seconds = json.loads((folder / RUN_FILE).read_text())["seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return f"; last {'quick' if quick else 'full'} run {seconds:.0f} s"
 
 
 def cached_key(folder: Path) -> dict | None:
@@ -215,6 +251,14 @@ def _kill_group(proc: subprocess.Popen, grace: float) -> None:
     except ProcessLookupError:
         pass  # the group has gone already
     proc.wait()
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM (and a SIGINT that a shell ignored) interrupts the main thread as Ctrl-C does,
+    so that a build or serve told to stop kills its runs on its way out."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) in (signal.SIG_DFL, signal.SIG_IGN):
+            signal.signal(signum, signal.default_int_handler)
 
 
 def stop_all() -> None:
@@ -367,6 +411,7 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
                                   f"Run it alone to see everything: {rerun}")
         (scratch / STDOUT_FILE).rename(out / STDOUT_FILE)  # what a reader's own run prints
         (out / KEY_FILE).write_text(json.dumps(key, indent=1, sort_keys=True))
+        (out / RUN_FILE).write_text(json.dumps({"seconds": round(seconds, 1)}) + "\n")
         if folder.exists():
             shutil.rmtree(folder)
         out.rename(folder)
@@ -377,6 +422,14 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
 
 
 # ---------------------------------------------------------------- build snippets
+
+def build_snippets(extra: dict) -> list[str]:
+    """The build snippets a site lists (mkdocs.yml's extra.build_snippets), in order."""
+    names = extra.get("build_snippets", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise SnippetRunError("extra.build_snippets in mkdocs.yml must be a list of snippet names.")
+    return names
+
 
 def project_paths(root: Path, quick: bool) -> dict:
     """Where a project's build snippets, requirements and cached results are: the keyword
@@ -406,15 +459,17 @@ def lookup(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Pat
 
 def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Path,
                 quick: bool, remeasure: bool = False, timeout: float = 600,
-                log: Callable[[str], None] = print) -> SnippetRun:
+                log: Callable[[str], None] = print, place: str = "") -> SnippetRun:
+    """The snippet's run, cached or measured now (`place`: "[3/9] ", its place in the build's list)."""
     paths = dict(snippets_dir=snippets_dir, cache_root=cache_root, requirements=requirements)
     key, run = lookup(name, quick=quick, **paths)
     if run is not None and not remeasure:
-        log(f"{name}: reusing cached results ({run.results.get('stamp', '')})")
+        env = run.results.get("environment", {})
+        log(f"{place}{name}: reusing results measured {env.get('date', '?')} on {env.get('cpu', '?')}")
         return run
     folder = cache_root / name
     why = "forced by JIT_DOCS_REMEASURE" if remeasure else changed(cached_key(folder), key)
-    log(f"{name}: measuring ({why}) ...")
+    log(f"{place}{name}: measuring ({why}{last_run(folder, quick)}) ...")
     if ignored := ignored_settings(os.environ):
         log(f"{name}: not passing on {', '.join(ignored)} "
             "(measurements run on JAX's default settings)")
@@ -425,7 +480,7 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
         folder=folder, key=key, expected=RESULTS_FILE, timeout=timeout,
         what=f"build snippet {snippet}",
         rerun=f"python {snippet.relative_to(snippets_dir.parent)} --out DIR {' '.join(flags)}")
-    log(f"{name}: measured in {seconds:.1f} s")
+    log(f"{place}{name}: measured in {seconds:.1f} s")
     results = json.loads((folder / RESULTS_FILE).read_text(encoding="utf-8"))
     return SnippetRun(name, folder, results, reused=False, seconds=seconds)
 
@@ -439,9 +494,11 @@ def results_for(names: list[str], *, serving=None, remeasure: bool = False, time
     background queue (background_runs.py) and gives None for it until it is measured: never
     an old number in its place."""
     results, folders, status = {}, {}, {}
+    places = {name: f"[{i}/{len(names)}] " for i, name in enumerate(names, 1)}
     if serving is None:
         runs = side_by_side({name: lambda name=name: run_snippet(
-            name, remeasure=remeasure, timeout=timeout, log=log, **paths) for name in names}, workers)
+            name, remeasure=remeasure, timeout=timeout, log=log, place=places[name], **paths)
+            for name in names}, workers)
     for name in names:
         if serving is None:
             run = runs[name]
@@ -449,7 +506,7 @@ def results_for(names: list[str], *, serving=None, remeasure: bool = False, time
             key, run = lookup(name, **paths)
             if run is None or remeasure:
                 serving.want(name, key, lambda name=name: run_snippet(
-                    name, remeasure=remeasure, timeout=timeout, log=log, **paths))
+                    name, remeasure=remeasure, timeout=timeout, log=log, place=places[name], **paths))
             run = None if serving.busy(name) else run
             status[name] = serving.status(name)
         results[name], folders[name] = (run.results, run.folder) if run else (None, None)

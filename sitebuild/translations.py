@@ -49,6 +49,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import markdown.extensions.toc
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGLISH, KOREAN = ROOT / "docs", ROOT / "docs-ko"
@@ -124,7 +125,8 @@ def structure(text: str) -> dict:
               for kind, found in zip(kinds, m.groups()[1:]) if found]
     return {
         "blocks": blocks,
-        "includes": _INCLUDE.findall(text),
+        # An edition's own include (build-figures.ko.md) stands for the English one.
+        "includes": [i.replace(".ko.md", ".md") for i in _INCLUDE.findall(text)],
         "expressions by section": sections,
         "anchors": [explicit or anchor(title) for level, title, explicit in headings
                     if level > 1],
@@ -252,9 +254,9 @@ def heading_ids(html: str) -> list[str]:
 
 def untranslated(html: str, allowed: set[str] | None = None) -> list[str]:
     """Blocks of a built Korean page left in English (see the module's docstring)."""
-    if allowed is None:
-        import korean  # sitebuild/, beside this file
-        allowed = korean.ALLOWED
+    if allowed is None:  # names and units the Korean edition keeps in Latin letters
+        words = yaml.safe_load((KOREAN / "words.yml").read_text(encoding="utf-8"))
+        allowed = {str(name) for name in words["latin_names"]}
     found = []
     for tag, text in _read(html).texts:
         if re.search(r"[가-힣]", text):

@@ -14,7 +14,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import pickle
 import platform
 import statistics
 import sys
@@ -164,6 +163,9 @@ def faster(what, slow, fast):
 
 
 def fmt_ratio(ratio: float) -> str:
+    """Two significant digits (1.4×, 12×), and two decimals near 1 (1.04×, not 1×)."""
+    if 1 <= ratio < 1.095:
+        return f"{ratio:.2f}×"
     return f"{ratio:.2g}×" if ratio < 9.95 else f"{ratio:,.0f}×"
 
 
@@ -201,6 +203,151 @@ class DocumentationMismatch(RuntimeError):
     The message names the snippet and reads "the page says X, but this JAX does Y"."""
 
 
+# Facts stop the build; observations never do. A fact is a property of the pinned
+# software (an error JAX raises, what recompiles, CPython's bytecode): `fact` checks
+# it and records its id in results.json ("facts"; how-this-site-is-built lists them).
+# An observation of the machine (which timing is smaller, a trend, a thread count) is
+# data: a verdict below, which each edition's page words; it never stops the build.
+FACTS_CHECKED: list[str] = []
+
+
+def fact(fact_id: str, holds: bool, detail: str = "") -> None:
+    """Stop the build unless `holds`: fact_id names the claim ("selu.int32_compare")."""
+    if not holds:
+        raise DocumentationMismatch(
+            f"{fact_id}: the pages rely on this fact of the pinned software, and it "
+            f"does not hold here. {detail}".strip())
+    if fact_id not in FACTS_CHECKED:
+        FACTS_CHECKED.append(fact_id)
+
+
+# Thresholds of every verdict on the site (how-this-site-is-built prints them).
+SAME = 1.10  # two timings within 10 % of each other are "about the same"
+CLOSE = 2.0  # a winner by less than 2x is "close"
+
+
+def _median(value) -> float:
+    if isinstance(value, Timing):
+        return value.median
+    return value["median"] if isinstance(value, dict) else float(value)
+
+
+def _quartiles(value) -> tuple[float, float]:
+    if isinstance(value, Timing):
+        return value.q1, value.q3
+    if isinstance(value, dict):
+        return value.get("q1", value["median"]), value.get("q3", value["median"])
+    return float(value), float(value)
+
+
+def compare(a, b, names=("a", "b"), reads=None, expect=None) -> dict:
+    """Which of two timings (Timing, its as_dict(), or seconds) is faster, as data a
+    page words: winner/loser (names, None when "same"), ratio (slower / faster, >= 1),
+    its range over both interquartile ranges, and kind: "same" (within SAME, or the
+    ranges say either could be faster), "close" (under CLOSE) or "faster". `reads`:
+    where in the results' data a and b are (the tests re-derive the verdict there).
+    `expect`: the name the chapter's explanation expects to win; "expected" then says
+    whether it did (the page says so plainly when not, and the build's log names it)."""
+    ma, mb = _median(a), _median(b)
+    (a1, a3), (b1, b3) = _quartiles(a), _quartiles(b)
+    if ma <= mb:
+        winner, loser, ratio, low, high = names[0], names[1], mb / ma, b1 / a3, b3 / a1
+    else:
+        winner, loser, ratio, low, high = names[1], names[0], ma / mb, a1 / b3, a3 / b1
+    noise = low < 1 < ratio  # the ranges overlap past parity: this run cannot tell
+    kind = "same" if ratio < SAME or noise else "close" if ratio < CLOSE else "faster"
+    same = kind == "same"
+    verdict = {"kind": kind, "winner": None if same else winner,
+               "loser": None if same else loser, "faster": winner, "slower": loser,
+               "ratio": ratio, "low": low, "high": high, "names": list(names)}
+    if reads:
+        verdict["reads"] = list(reads)
+    if expect is not None:
+        verdict.update(expect=expect, expected=verdict["winner"] == expect)
+    return verdict
+
+
+def trend(values: list[float], reads: str | None = None) -> dict:
+    """Whether a series rises or falls (each step by more than SAME - 1 of its value, or
+    within it), as data: kind "rises", "falls", "flat" or "mixed", and last / first."""
+    steps = [b / a for a, b in zip(values, values[1:])]
+    up = [s >= SAME for s in steps]
+    down = [s <= 1 / SAME for s in steps]
+    kind = ("rises" if all(u or not d for u, d in zip(up, down)) and any(up) else
+            "falls" if all(d or not u for u, d in zip(up, down)) and any(down) else
+            "flat" if not any(up) and not any(down) else "mixed")
+    verdict = {"kind": kind, "factor": values[-1] / values[0], "first": values[0],
+               "last": values[-1]}
+    if reads:
+        verdict["reads"] = reads
+    return verdict
+
+
+# ---------------------------------------------------------------- tables as data
+# A table is data: word keys for its headings (each edition's page or words file holds
+# the words), and rows of cells, each a number, a name (a plain string: a function, an
+# error class, shown as it is in both editions) or one of the typed cells below.
+
+@dataclass
+class Table:
+    columns: list[str]  # word keys of the headings
+    rows: list[list[Any]]
+    fields: dict[str, Any] = field(default_factory=dict)  # numbers headings may name
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"columns": self.columns, "rows": self.rows, "fields": self.fields}
+
+
+def seconds(value: float) -> dict:
+    return {"seconds": value}
+
+
+def timing(t) -> dict:
+    """Median with its interquartile range (a Timing or its as_dict())."""
+    q1, q3 = _quartiles(t)
+    return {"timing": [_median(t), q1, q3]}
+
+
+def ratio(value: float) -> dict:
+    return {"ratio": value}
+
+
+def ratio_of(slow, fast) -> dict:
+    """slow / fast with the range spanned by the two interquartile ranges."""
+    (s1, s3), (f1, f3) = _quartiles(slow), _quartiles(fast)
+    return {"ratio": _median(slow) / _median(fast), "range": [s1 / f3, s3 / f1]}
+
+
+def word(key: str, **fields) -> dict:
+    """A cell each edition words: the key of its words, with numbers they may name."""
+    return {"word": key, **({"fields": fields} if fields else {})}
+
+
+def bold(cell) -> dict:
+    return {"bold": cell}
+
+
+def plain_cell(cell) -> str:
+    """A cell as text without an edition's words (a reader's terminal: keys show)."""
+    if isinstance(cell, dict):
+        if "seconds" in cell:
+            return fmt_seconds(cell["seconds"])
+        if "timing" in cell:
+            m, q1, q3 = cell["timing"]
+            return f"{fmt_seconds(m)} ({fmt_seconds(q1)} to {fmt_seconds(q3)})"
+        if "ratio" in cell:
+            low, high = cell.get("range") or (None, None)
+            spread = f" ({fmt_ratio(low)} to {fmt_ratio(high)})" if low else ""
+            return fmt_ratio(cell["ratio"]) + spread
+        if "word" in cell:
+            return cell["word"]
+        if "bold" in cell:
+            return f"**{plain_cell(cell['bold'])}**"
+    if isinstance(cell, int) and not isinstance(cell, bool):
+        return f"{cell:,}"
+    return str(cell)
+
+
 SNIPPETS = str(Path(__file__).resolve().parent) + "/"  # this folder, with its slash
 
 
@@ -213,9 +360,9 @@ def relative_paths(text: str, folder: str = SNIPPETS, shown_as: str = "") -> str
 MALLOC_KEEP = {"mmap_threshold": 64 << 20, "trim_threshold": 256 << 20}
 
 
-def keep_freed_memory() -> str:
+def keep_freed_memory() -> dict[str, int]:
     """Tell glibc's malloc to keep the memory it frees for the next allocation, so a
-    timing does not depend on what ran before it. Returns what was set ("" elsewhere).
+    timing does not depend on what ran before it. Returns what was set ({} elsewhere).
 
     Eager JAX and NumPy allocate a new array for every operation's result. By default
     glibc gives large freed blocks back to the system, then takes fresh pages (zeroed
@@ -229,15 +376,13 @@ def keep_freed_memory() -> str:
     import ctypes.util
 
     if platform.libc_ver()[0] != "glibc":
-        return ""
+        return {}
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's <malloc.h>
     if not (libc.mallopt(m_mmap_threshold, MALLOC_KEEP["mmap_threshold"])
             and libc.mallopt(m_trim_threshold, MALLOC_KEEP["trim_threshold"])):
         raise OSError("glibc refused mallopt: timings would depend on allocator state")
-    return (f"glibc malloc keeps freed memory (mmap threshold "
-            f"{MALLOC_KEEP['mmap_threshold'] >> 20} MiB, trim threshold "
-            f"{MALLOC_KEEP['trim_threshold'] >> 20} MiB)")
+    return {f"glibc_{name}_mib": value >> 20 for name, value in MALLOC_KEEP.items()}
 
 
 # ---------------------------------------------------------------- where it ran
@@ -262,12 +407,17 @@ def environment() -> dict[str, Any]:
     import jax
     import jaxlib
 
+    import numpy
+
     return {
         **machine(),
         "python": platform.python_version(),
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
         "backend": jax.default_backend(),
+        "device": jax.devices()[0].device_kind,
+        "libraries": {"jax": jax.__version__, "jaxlib": jaxlib.__version__,
+                      "numpy": numpy.__version__},
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d"),
     }
 
@@ -303,33 +453,29 @@ def machine_check(repeats: int = 9) -> dict[str, float]:
 # --8<-- [end:machine_check]
 
 
-FIGURE_PICKLE = ".figure.pickle"  # beside each SVG; the build keeps it off the site
-
-
-def stamp_text(env: dict[str, Any], quick: bool) -> str:
-    mode = "quick mode (small sizes)" if quick else "full size"
-    return (f"Measured on {env['cpu']}, {env['cores']} cores · jax {env['jax']}, "
-            f"jaxlib {env['jaxlib']}, backend {env['backend']} · {env['date']} · "
-            f"{mode}")
-
-
 # ---------------------------------------------------------------- the report
 
 @dataclass
-class Figure:
-    figure: Any  # a matplotlib Figure
-    alt: str  # what the figure shows, for readers who cannot see it
-    caption: str = ""
-
-
-@dataclass
 class Report:
-    """What a benchmark hands back: numbers, prose-ready text, tables and figures."""
+    """What a build snippet's `report(data)` hands back: tables and verdicts (compare,
+    trend: data a page words) from its data alone, so the tests can re-derive both from
+    changed data."""
 
-    data: dict[str, Any] = field(default_factory=dict)  # raw numbers
-    text: dict[str, str] = field(default_factory=dict)  # formatted numbers for prose
-    tables: dict[str, str] = field(default_factory=dict)  # name -> Markdown table
-    figures: dict[str, Figure] = field(default_factory=dict)  # name -> Figure
+    tables: dict[str, Table] = field(default_factory=dict)
+    verdicts: dict[str, Any] = field(default_factory=dict)  # name -> compare() ...
+
+
+def results_of(data: dict, report: Report, figures: dict[str, Callable]) -> dict:
+    """What results.json holds of a data-out snippet besides its stamp's parts."""
+    return {"data": data, "verdicts": report.verdicts,
+            "tables": {name: t.as_dict() for name, t in sorted(report.tables.items())},
+            "figures": sorted(figures), "facts": list(FACTS_CHECKED)}
+
+
+def print_tables(report: Report) -> None:
+    for name, table in report.tables.items():
+        rows = [[plain_cell(c) for c in row] for row in table.rows]
+        print(f"\n{name}\n\n{markdown_table(table.columns, rows)}")
 
 
 def plot_style() -> None:
@@ -347,14 +493,18 @@ def plot_style() -> None:
     })
 
 
-def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Report:
-    """Command line of every benchmark snippet: ``[--quick] [--out DIR]``."""
+def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
+         figures: dict[str, Callable], argv: list[str] | None = None) -> dict:
+    """Command line of every build snippet: ``[--quick] [--out DIR]``.
+
+    `measure(quick)` returns numbers, `report(data)` the tables and verdicts; DIR gets
+    results.json, and the site draws each figure (`figures[name](data, words)`) in each
+    edition's words."""
     parser = argparse.ArgumentParser(
         description=(measure.__doc__ or "").strip() or None)
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and few repeats (tests, a first preview)")
-    parser.add_argument("--out", type=Path,
-                        help="folder for results.json (numbers, tables) and figures")
+    parser.add_argument("--out", type=Path, help="folder for results.json")
     args = parser.parse_args(argv)
 
     allocator = keep_freed_memory()  # before anything large is allocated
@@ -362,33 +512,22 @@ def main(measure: Callable[[bool], Report], argv: list[str] | None = None) -> Re
     env = {**environment(), "allocator": allocator}
     check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
     check = {"start": machine_check(check_repeats)}
-    report = measure(args.quick)
+    data = measure(args.quick)
     check["end"] = machine_check(check_repeats)
-    stamp = stamp_text(env, args.quick)
-    for name, table in report.tables.items():
-        print(f"\n{name}\n\n{table}")
-    print("machine check (before, after measuring): " + "; ".join(
-        f"{key.replace('_', ' ')} {fmt_seconds(check['start'][key])}, "
-        f"{fmt_seconds(check['end'][key])}" for key in check["start"]))
-    print(stamp)
-
+    # Numbers measured elsewhere (history/measure.py's rows) bring their stamp parts.
+    env["libraries"].update(data.get("libraries", {}))
+    env.update(data.get("environment", {}))
+    report_ = report(data)
+    print_tables(report_)
+    mode = "quick mode (small sizes)" if args.quick else "full size"
+    print(f"Measured on {env['cpu']}, {env['cores']} cores · "
+          + ", ".join(f"{k} {v}" for k, v in env["libraries"].items())
+          + f" · backend {env['backend']} ({env['device']}) · {env['date']} · {mode}")
+    results = {"environment": env, "machine_check": check, "quick": args.quick,
+               **results_of(data, report_, figures)}
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        figures = {}
-        for name, fig in report.figures.items():
-            # The figure without the English stamp, for the Korean edition: it relabels
-            # the same artists (sitebuild/korean.py), so both show the same numbers.
-            with open(args.out / f"{name}{FIGURE_PICKLE}", "wb") as f:
-                pickle.dump(fig.figure, f)
-            fig.figure.text(0.01, 0.005, stamp, fontsize=6, color="0.4", ha="left",
-                            va="bottom")
-            fig.figure.savefig(args.out / f"{name}.svg", metadata={"Date": None})
-            figures[name] = {"file": f"{name}.svg", "alt": fig.alt,
-                             "caption": fig.caption}
-        results = {"environment": env, "machine_check": check, "quick": args.quick,
-                   "stamp": stamp, "data": report.data, "text": report.text,
-                   "tables": dict(sorted(report.tables.items())), "figures": figures}
         (args.out / "results.json").write_text(json.dumps(results, indent=1),
                                                encoding="utf-8")
     sys.stdout.flush()
-    return report
+    return results

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from measurement import (Figure, Report, Timing, fmt_ratio, fmt_seconds, machine_check, main,
+from measurement import (DocumentationMismatch, Report, Timing, fact, fmt_ratio, fmt_seconds, machine_check, main,
                          log_log_axes, markdown_table, ratio_range, relative_paths, time_call,
                          time_calls)
 from project import ROOT
@@ -87,30 +87,57 @@ def test_fmt_seconds(seconds, text):
 
 def test_fmt_ratio_and_table():
     assert fmt_ratio(3.14159) == "3.1×" and fmt_ratio(13.7) == "14×"
+    assert fmt_ratio(1.03) == "1.03×" and fmt_ratio(0.13) == "0.13×"  # never "within 1×"
     assert markdown_table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n"
 
 
-def test_main_writes_results_tables_and_figures(tmp_path, capsys):
-    import matplotlib.pyplot as plt
+def test_main_writes_data_tables_and_verdicts_not_words(tmp_path, capsys):
+    from measurement import Table, compare, seconds
 
     def measure(quick):
-        fig, ax = plt.subplots()
-        ax.plot([1, 2], [3, 4])
-        return Report(data={"quick": quick}, text={"x": "1 ms"},
-                      tables={"t": markdown_table(["a"], [[1]])},
-                      figures={"f": Figure(fig, "a line from (1, 3) to (2, 4)")})
+        fact("test.always", True)
+        return {"a": 2e-3, "b": 1e-3, "libraries": {"torch": "2.13.0"}}
 
-    main(measure, ["--quick", "--out", str(tmp_path)])
-    results = json.loads((tmp_path / "results.json").read_text())
-    assert results["data"] == {"quick": True} and results["quick"] is True
-    assert set(results["machine_check"]) == {"start", "end"}  # before and after measuring
-    assert results["figures"]["f"]["alt"] == "a line from (1, 3) to (2, 4)"
-    assert "Measured on" in results["stamp"] and "jax" in results["stamp"]
-    assert results["tables"] == {"t": "| a |\n|---|\n| 1 |\n"}  # tables travel in results.json
-    assert not list(tmp_path.glob("*.md"))
-    svg = (tmp_path / "f.svg").read_text()
-    assert results["stamp"].split(" · ")[0] in svg  # the stamp is drawn into the figure
-    assert "| a |" in capsys.readouterr().out  # and the table is printed for the reader
+    def report(data):
+        return Report(tables={"t": Table(["what", "time"], [["a", seconds(data["a"])]])},
+                      verdicts={"v": compare(data["a"], data["b"], ("a", "b"), ("a", "b"))})
+
+    results = main(measure, report, {"f": lambda data, words: None}, ["--quick", "--out", str(tmp_path)])
+    stored = json.loads((tmp_path / "results.json").read_text())
+    assert stored == json.loads(json.dumps(results))
+    assert stored["quick"] is True and set(stored["machine_check"]) == {"start", "end"}
+    assert stored["verdicts"]["v"]["winner"] == "b" and stored["figures"] == ["f"]
+    assert stored["tables"]["t"] == {"columns": ["what", "time"], "rows": [["a", {"seconds": 2e-3}]], "fields": {}}
+    assert "test.always" in stored["facts"]
+    assert stored["environment"]["libraries"]["torch"] == "2.13.0"  # every library named in the stamp
+    assert {"jax", "jaxlib", "numpy", "backend", "device"} <= set(stored["environment"]) | set(
+        stored["environment"]["libraries"])
+    assert "| a | 2 ms |" in capsys.readouterr().out  # the table is printed for the reader
+
+
+def test_compare_words_nothing_and_holds_its_thresholds():
+    from measurement import CLOSE, SAME, compare
+
+    t = lambda m: {"median": m, "q1": m * 0.99, "q3": m * 1.01}  # noqa: E731
+    assert compare(t(3.0), t(1.0), ("x", "y"))["kind"] == "faster"
+    v = compare(t(1.0), t(1.5), ("x", "y"))
+    assert (v["kind"], v["winner"], v["loser"]) == ("close", "x", "y") and v["ratio"] == 1.5
+    assert compare(t(1.0), t(1.05), ("x", "y"))["kind"] == "same"  # within SAME
+    wide = {"median": 1.3, "q1": 0.8, "q3": 1.6}
+    assert compare(wide, t(1.0))["kind"] == "same"  # the run's spreads cross parity
+    assert (SAME, CLOSE) == (1.10, 2.0)
+
+
+def test_trend_reads_rises_falls_flat_or_mixed():
+    from measurement import trend
+
+    assert trend([1, 2, 4])["kind"] == "rises" and trend([4, 2, 1])["kind"] == "falls"
+    assert trend([1, 1.01, 1.02])["kind"] == "flat" and trend([1, 3, 1])["kind"] == "mixed"
+
+
+def test_a_fact_that_fails_stops_the_build_with_its_id():
+    with pytest.raises(DocumentationMismatch, match="test.never"):
+        fact("test.never", False, "detail")
 
 
 def test_log_log_axes_finishes_a_curve_over_sizes():
@@ -138,7 +165,7 @@ class MallInfo2(ctypes.Structure):
 libc = ctypes.CDLL(None)
 libc.mallinfo2.restype = MallInfo2
 if sys.argv[1] == "keep":
-    assert keep_freed_memory().startswith("glibc malloc keeps freed memory")
+    assert keep_freed_memory() == {"glibc_mmap_threshold_mib": 64, "glibc_trim_threshold_mib": 256}
 block = np.ones(16 << 20, dtype=np.uint8)  # touched: its pages are real
 del block
 print(libc.mallinfo2().fordblks)  # free bytes the heap holds for the next allocation

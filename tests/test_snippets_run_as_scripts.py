@@ -15,6 +15,9 @@ import pytest
 from project import ROOT, build_snippets
 
 SNIPPETS = sorted(p for p in (ROOT / "snippets").glob("*.py") if p.stem not in build_snippets())
+# Each run starts Python and imports its libraries afresh (5 to 30 s): `make check` runs them,
+# `make test` leaves them out (pytest.ini); each snippet's own tests check its behaviour.
+pytestmark = pytest.mark.scripts
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda p: p.name)

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import snippet_runs
-from background_runs import BackgroundRuns
+from background_runs import BackgroundRuns, OwnCode
 
 
 @pytest.fixture
@@ -117,3 +117,20 @@ def test_a_new_key_before_the_old_run_started_its_process_stops_it_too(tmp_path)
         assert not (tmp_path / "first.pid").exists(), "the stale job started its process"
     finally:
         runs.stop()
+
+
+def test_own_code_names_what_changed_and_restarts_only_code_that_compiles(tmp_path):
+    """serve's restart after an edit of the build's code (tests/sitebuild/test_stop_and_serve.py
+    restarts a real one); a half-written file leaves serve as it is, saying what to fix."""
+    (tmp_path / "sitebuild").mkdir()
+    (tmp_path / "snippets").mkdir()
+    module = tmp_path / "sitebuild" / "a.py"
+    module.write_text("x = 1\n")
+    code = OwnCode(tmp_path)
+    assert code.changed() == []
+    module.write_text("x = (\n")
+    (tmp_path / "snippets" / "measurement.py").write_text("y = 2\n")
+    assert code.changed() == ["sitebuild/a.py", "snippets/measurement.py"]
+    messages = []
+    problem = code.restart(code.changed(), tmp_path / "site", messages.append)
+    assert problem.startswith("sitebuild/a.py does not compile") and not messages

@@ -92,3 +92,13 @@ def test_the_command_line_reports_problems_and_fails(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "sitebuild" / "check_site.py"), str(site)],
                             capture_output=True, text=True)
     assert result.returncode == 1 and "no such file gone.html" in result.stdout
+
+
+def test_a_build_guard_in_a_pages_code_fails_the_check(tmp_path):
+    guarded = GOOD_PAGE.replace("</article>", "<pre><code>if copies != 1:\n    raise <span>Documentation"
+                                              "Mismatch</span>(\"...\")</code></pre></article>")
+    site = make_site(tmp_path, guarded)
+    problems = check_site.all_problems(site)
+    assert len(problems) == 1 and "chapter/index.html: a code block shows the build's check" in problems[0]
+    prose = GOOD_PAGE.replace("</article>", "<p>DocumentationMismatch, in prose</p></article>")
+    assert check_site.all_problems(make_site(tmp_path / "b", prose)) == []

@@ -1,83 +1,28 @@
-"""The Korean edition's strings from the build (sitebuild/korean.py): catalogs with masked
-numbers, tables, stamps, figures; the edition's language links (korean_edition.py); and the
-numbers stay the English ones."""
+"""The Korean edition (sitebuild/korean_edition.py): its words (docs-ko/words.yml), nav,
+language links and figures, and that it only reuses the English build's numbers."""
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 
-import pytest
 
-import korean
 import korean_edition
-from project import ROOT, build_snippets
+from project import ROOT
 
-STRINGS = ROOT / "docs-ko" / korean.STRINGS
 QUICK = ROOT / ".cache" / "measured" / "quick"
 
 
-def catalog(tmp_path, text: str, common: str = "") -> korean.Catalog:
-    (tmp_path / "x.yml").write_text(text, encoding="utf-8")
-    (tmp_path / "common.yml").write_text(common, encoding="utf-8")
-    return korean.Catalog(tmp_path / "x.yml")
+def test_the_korean_words_cover_what_the_build_and_the_theme_need():
+    from page_templates import load_words
 
-
-def test_one_masked_entry_serves_every_measured_value_and_may_reorder(tmp_path):
-    c = catalog(tmp_path, '"{} on {} cores": "코어 {1}개에서 {0}"\n'
-                          '"after {} calls": "호출 {}번 뒤"\n')
-    assert c("1.5 ms on 2 cores") == "코어 2개에서 1.5 ms"  # a number with its unit
-    assert c("12,345.6 µs on 16 cores") == "코어 16개에서 12,345.6 µs"
-    assert c("3× on 2 cores") == "코어 2개에서 3×"
-    assert c("after 3 calls") == "호출 3번 뒤"
-    assert c.missing == []
-
-
-def test_exact_entries_win_null_keeps_english_and_common_entries_are_shared(tmp_path):
-    c = catalog(tmp_path, '"after 1 calls": "한 번 호출한 뒤"\n"after {} calls": "호출 {}번 뒤"\n'
-                          '"Array has been deleted": null\n', '"first call": "첫 호출"\n')
-    assert c("after 1 calls") == "한 번 호출한 뒤" and c("after 2 calls") == "호출 2번 뒤"
-    assert c("Array has been deleted") == "Array has been deleted"
-    assert c("first call") == "첫 호출"
-
-
-def test_names_code_ranges_and_logs_need_no_entry(tmp_path):
-    c = catalog(tmp_path, "")
-    for text in ("JAX", "jax.jit (2)", "`jnp.sum`", "1.2 ms (1.1 ms to 1.3 ms)", "NumPy, XLA",
-                 ">>> f(1)\nTypeError: no", "TypeError: Argument types differ from ..."):
-        c(text)
-    assert c("7.4× (5.5× to 8.7×)") == "7.4× (5.5×~8.7×)"
-    assert c.missing == []
-
-
-def test_a_string_without_an_entry_is_recorded_masked(tmp_path):
-    c = catalog(tmp_path, '"first call": ""\n')  # an empty value is still missing
-    assert c("first call") == "first call" and c("took 3 s in all") == "took 3 s in all"
-    assert c.missing == ["first call", "took {} in all"]
-
-
-def test_a_table_translates_its_cells_and_keeps_numbers_code_and_layout(tmp_path):
-    c = catalog(tmp_path, '"input": "입력"\n"eager first call": "즉시 실행 첫 호출"\n'
-                          '"a total": "합계"\n')
-    table = ("| input | `jnp.sum` | time |\n|---|---|---|\n"
-             "| eager first call | `a \\| b` | 1.2 ms (1.1 ms to 1.3 ms) |\n| **a total** |  | **8** |\n")
-    assert korean.translate_table(table, c) == (
-        "| 입력 | `jnp.sum` | time |\n|---|---|---|\n"
-        "| 즉시 실행 첫 호출 | `a \\| b` | 1.2 ms (1.1 ms~1.3 ms) |\n| **합계** |  | **8** |\n")
-    assert c.missing == ["time"]
-
-
-def test_the_korean_stamp_states_the_english_stamps_facts():
-    env = {"cpu": "AMD EPYC", "cores": 2, "jax": "0.10.2", "jaxlib": "0.10.2",
-           "backend": "cpu", "date": "2026-12-01", "python": "3.11.7"}
-    for quick in (True, False):
-        stamp = korean.stamp(env, quick)
-        for fact in ("AMD EPYC", "코어 2개", "jax 0.10.2", "jaxlib 0.10.2", "backend cpu",
-                     "2026-12-01", "빠른 모드" if quick else "전체 크기"):
-            assert fact in stamp
+    english, korean = load_words(ROOT / "docs"), load_words(ROOT / "docs-ko")
+    for section in ("stamp", "headings", "names", "download"):
+        assert set(korean[section]) >= set(english[section]), section
+    assert {"dark", "light", "permalink", "footnote_back", "not_found", "banner"} <= set(korean["theme"])
+    assert set(korean["subject"]) == set(korean["with"]) == set(korean["names"]), "every name has its particles"
 
 
 def test_language_links_go_to_the_same_page_in_the_other_edition():
@@ -94,47 +39,24 @@ def test_language_links_go_to_the_same_page_in_the_other_edition():
         '<a href="./" hreflang="en" class="md-select__link">English</a>')
 
 
+def test_every_page_names_itself_in_both_editions_for_search_engines():
+    """hreflang alternates at the published addresses, in place of Material's links to each
+    edition's root; written rel=" alternate" so that Material's script passes them by."""
+    head = ('<head>\n      <link rel="alternate" href="../" hreflang="en">\n'
+            '      <link rel="alternate" href="./" hreflang="ko">\n<title>t</title>')
+    both = ('<link rel=" alternate" hreflang="en" href="https://x.example/site/jit/">\n'
+            '<link rel=" alternate" hreflang="ko" href="https://x.example/site/ko/jit/">\n')
+    for edition, site_url in (("en", "https://x.example/site/"), ("ko", "https://x.example/site/ko/")):
+        html = korean_edition.language_links(head, "jit/", edition, ROOT, site_url)
+        assert html == f"<head>\n{both}<title>t</title>", edition
+    notebook = korean_edition.language_links(head, "notebooks/selu/", "en", ROOT, "https://x.example/")
+    assert notebook == "<head>\n<title>t</title>", "no Korean edition of a notebook page"
+
+
 def test_notebook_links_of_a_korean_page_go_to_the_english_notebook_page():
     text = "코드는 [노트북](notebooks/selu.ipynb)으로도 있습니다."
     assert korean_edition.notebook_links(text, "selu/") == (
         '코드는 <a href="../../notebooks/selu/">노트북</a> (영어)으로도 있습니다.')
-
-
-def _cached(name):
-    folder = QUICK / name
-    if not (folder / "results.json").is_file():
-        pytest.skip(f"no quick results for {name}: the built_site fixture measures them")
-    return folder, json.loads((folder / "results.json").read_text(encoding="utf-8"))
-
-
-def _leaves(text: dict, path: str = ""):
-    """(dotted key, string) for every string of results.json's nested `text`."""
-    for key, value in text.items():
-        if isinstance(value, dict):
-            yield from _leaves(value, f"{path}{key}.")
-        else:
-            yield f"{path}{key}", value
-
-
-def _numbers(text: str) -> list[str]:
-    return sorted(re.findall(r"\d+(?:[.,]\d+)*", text))
-
-
-@pytest.mark.parametrize("name", build_snippets())
-def test_every_string_of_the_quick_build_has_korean_with_the_same_numbers(built_site, name):
-    folder, results = _cached(name)
-    c = korean.Catalog(STRINGS / f"{name}.yml")
-    ko = korean.translate_results(results, c)
-    assert not c.missing, korean.missing_message({name: c.missing}, STRINGS)
-    assert ko["data"] == results["data"]
-    for key, text in _leaves(results["text"]):
-        assert _numbers(dict(_leaves(ko["text"]))[key]) == _numbers(text), (key, text)
-    for key, table in results["tables"].items():
-        rows = zip(table.split("\n"), ko["tables"][key].split("\n"))
-        for en_row, ko_row in rows:
-            assert _numbers(ko_row) == _numbers(en_row), (en_row, ko_row)
-    for key, figure in results["figures"].items():
-        assert _numbers(ko["figures"][key]["alt"]) == _numbers(figure["alt"])
 
 
 def test_the_korean_figures_are_in_the_built_site_with_korean_labels(built_site):
@@ -146,24 +68,25 @@ def test_the_korean_figures_are_in_the_built_site_with_korean_labels(built_site)
         text = svg.read_text(encoding="utf-8")
         assert "에서 측정" in text and "Measured on" not in text, svg
         assert "NanumGothic" in text, svg  # laid out with a Hangul font
-    assert not list(built_site.rglob("*.pickle")), "pickled figures are kept off the site"
+    assert not list(built_site.rglob("*.pickle")), "no pickled figures: each edition draws its own"
 
 
 def test_a_missing_glyph_fails_instead_of_drawing_boxes(tmp_path):
-    import pickle
+    import figures
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = plt.figure()
-    fig.text(0.5, 0.5, "label")
-    path = tmp_path / "f.figure.pickle"
-    path.write_bytes(pickle.dumps(fig))
-    c = catalog(tmp_path, '"label": "\\U0010FFFD 악보"\n')  # private use: in no font
-    korean._figure_style()
-    with pytest.raises(korean.Missing, match="missing"):
-        korean.translate_figure(path, c, "스탬프", tmp_path / "f.svg")
+    snippet = tmp_path / "boxes.py"
+    snippet.write_text("import matplotlib.pyplot as plt\n\n"
+                       "def draw(data, words):\n    fig = plt.figure()\n"
+                       "    fig.text(0.5, 0.5, words['label'])\n    return fig\n\n"
+                       "FIGURES = {'f': draw}\n")
+    (tmp_path / "results.json").write_text('{"data": {}}')
+    jobs = tmp_path / "jobs.json"
+    jobs.write_text(json.dumps([{"snippet": str(snippet), "figure": "f", "out": str(tmp_path / "f.svg"),
+                                 "words": {"label": "\U0010FFFD 악보", "stamp": "스탬프"},  # private use: in no font
+                                 "results": str(tmp_path / "results.json"), "korean": True}]))
+    done = subprocess.run([sys.executable, figures.__file__, str(jobs)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "snippets")})
+    assert done.returncode != 0 and "missing" in done.stderr, done.stderr[-2000:]
 
 
 def test_the_korean_edition_never_measures_and_says_to_build_the_english_one(project_copy):
@@ -177,41 +100,6 @@ def test_the_korean_edition_never_measures_and_says_to_build_the_english_one(pro
     assert "run `mkdocs build` (the English edition) first" in done.stderr, done.stderr[-2000:]
     assert "selu_benchmark (quick mode)" in done.stderr
     assert not (project_copy / ".cache" / "measured").exists(), "it measured something"
-
-
-def test_a_string_without_korean_fails_naming_the_snippet_and_the_string(built_site, tmp_path):
-    folder, results = _cached("selu_benchmark")
-    strings = tmp_path / "strings"
-    strings.mkdir()  # no catalog at all
-    ko, out, missing = korean.korean_run("selu_benchmark", folder, results, strings,
-                                         tmp_path / "out")
-    assert ("Median time per call on standard normal float{} values (seed {}); the "
-            "shaded band is the interquartile range. The table's row at n = {} is a second "
-            "measurement, after the one above: the build fails if the two differ by more "
-            "than {}.") in missing
-    message = korean.missing_message({"selu_benchmark": missing}, strings)
-    assert "strings/selu_benchmark.yml lacks" in message and "--append-missing" in message
-    assert not (out / "key.json").exists(), "a run with missing strings is not cached"
-
-
-def test_every_catalog_entry_puts_back_exactly_the_numbers_of_its_key():
-    problems = []
-    for path in sorted(STRINGS.glob("*.yml")):
-        for key, value in korean._load(path).items():
-            if not value:
-                continue
-            count = len(re.findall(r"(?<!\{)\{\}(?!\})", key))
-            numbers = [str(i) for i in range(count)]
-            try:
-                filled = korean.unmask(value, numbers)
-            except (ValueError, IndexError, StopIteration) as error:
-                problems.append(f"{path.name}: {key!r}: {error}")
-                continue
-            if sorted(re.findall(r"\d+", filled)) != sorted(numbers) and \
-                    sorted(re.findall(r"\d+", korean.unmask(key, numbers))) != \
-                    sorted(re.findall(r"\d+", filled)):
-                problems.append(f"{path.name}: {key!r} -> {value!r} drops or repeats a number")
-    assert not problems, "\n".join(problems)
 
 
 def test_glossary_terms_are_marked_with_a_korean_particle_attached():

@@ -85,16 +85,18 @@ def test_page_weight_counts_each_pages_html_figures_and_words(built_site):
     assert shared > 100_000  # Material's CSS and JavaScript, counted once
 
 
-def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
+def test_the_report_is_rendered_in_each_editions_words_and_the_how_pages_include_it(built_site):
     rows, shared = measure_build.page_weights(built_site)
     m = {
         "cold": 80.0, "warm": 1.5, "reloads": [1.0, 0.8, 1.2], "chapter": "docs/selu.md",
-        "snippets": {"selu_benchmark": 12.0}, "stamp": "Measured on X", "weights": rows,
+        "snippets": {"selu_benchmark": 12.0}, "weights": rows,
+        "stamp": {"cpu": "X", "cores": 2, "python": "3.11.7", "mkdocs": "1.6.1", "material": "9.8.2",
+                  "date": "2026-12-04", "commit": "abc1234", "changed": True, "quick": False},
         "shared": shared, "lighthouse_runs": 3, "cold2": 81.0, "serve_fresh": {"answer": 11.4, "stop": 0.7},
         "lighthouse": {"selu/": "93 (90–95) (TBT 120 ms)", "ko/selu/": "91 (89–94) (TBT 150 ms)",
                        "(fonts)": "no Hangul font on this machine"},
-        "compare": {"identical": ["a"], "numbers": ["b"], "other": [], "only_one": []},
-        "moves": {"under 100 µs": [0.1, 0.3, 0.5]}, "spreads": {"under 100 µs": (2, 3)}}
+        "compare": {"identical": 1, "numbers": 1, "other": 0, "other_files": [], "only_one": 0},
+        "moves": measure_build.moves_summary({"under 100 µs": [0.1, 0.3, 0.5]}, {"under 100 µs": (2, 3)})}
     report = measure_build.render_report(m)
     assert "| of which `selu_benchmark` | 12.0 s |" in report
     assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
@@ -102,15 +104,22 @@ def test_the_report_is_rendered_and_the_how_page_includes_it(built_site):
     assert f"| all pages | | | | {sum(r['words'] for r in rows):,} | | |" in report
     assert " | 93 (90–95) (TBT 120 ms) | 91 (89–94) (TBT 150 ms) |" in report  # the Korean page beside
     assert "median of 3 audits" in report and "Korean figures: no Hangul font" in report
+    assert "commit abc1234 with uncommitted changes · full size" in report
     assert "1 are identical, 1 differ only in numbers and 0 otherwise" in report
     assert "| under 100 µs | 3 | 30% | 50% | 2 (67%) | 3 (100%) |" in report
     assert "Over the word limits" not in report  # the quick build is within them (the test below)
+    korean = measure_build.render_report(m, measure_build.report_words("docs-ko"))
+    assert "| 그중 `selu_benchmark` | 12.0 s |" in korean and "커밋 abc1234(커밋하지 않은 변경 포함)" in korean
+    assert "| 100 µs 미만 | 3 | 30% | 50% | 2 (67%) | 3 (100%) |" in korean
     m["weights"] = [{**r, "words": 3_000} if r["page"] == "selu/" else r for r in rows]
-    assert "**Over the word limits** (selu/ 3,000, all " in measure_build.render_report(m)
-    committed = measure_build.REPORT.read_text(encoding="utf-8")
-    assert "Measured on" in committed and "| all pages |" in committed
-    html = (built_site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
-    assert "measure_build.py" in html and "all pages" in html
+    assert "**Over the word limits (selu/ 3,000, all " in measure_build.render_report(m)
+    data = json.loads(measure_build.DATA.read_text(encoding="utf-8"))  # the committed report's measurements
+    for path, words in ((measure_build.REPORT, "docs"), (measure_build.REPORT_KO, "docs-ko")):
+        assert path.read_text(encoding="utf-8") == measure_build.render_report(data, measure_build.report_words(words)), \
+            f"{path.name} is stale: python sitebuild/measure_build.py --render"
+    for site in (built_site, built_site / "ko"):
+        html = (site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
+        assert "measure_build.py" in html and ("all pages" in html or "모든 페이지" in html)
 
 
 def site_words(site) -> dict[str, int]:
@@ -145,9 +154,9 @@ def test_the_stamp_names_the_commit_and_says_when_the_tree_differs_from_it(tmp_p
     git("commit", "-qm", "a")
     monkeypatch.setattr(measure_build, "ROOT", tmp_path)
     head = git("rev-parse", "--short", "HEAD")
-    assert f"commit {head} · full size" in measure_build.stamp(quick=False)
+    assert measure_build.stamp(quick=False) | {"commit": head, "changed": False, "quick": False} == measure_build.stamp(quick=False)
     (tmp_path / "b.md").write_text("b")  # untracked: the copy measured takes it too
-    assert f"commit {head} with uncommitted changes · quick mode" in measure_build.stamp(quick=True)
+    assert {"commit": head, "changed": True, "quick": True}.items() <= measure_build.stamp(quick=True).items()
 
 
 def test_a_one_build_run_refuses_to_overwrite_a_two_build_report(tmp_path, capsys, monkeypatch):

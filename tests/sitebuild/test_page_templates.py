@@ -4,50 +4,71 @@ import re
 
 import pytest
 
-from page_templates import PENDING, PageError, render
+from mkdocs.utils.meta import get_data
+
+from page_templates import PENDING, PageError, load_words, render
 from project import ROOT, build_snippets
 
+ENV = {"cpu": "CPU A", "cores": 2, "backend": "cpu", "device": "cpu", "date": "2026-12-04",
+       "libraries": {"jax": "0.10.2", "jaxlib": "0.10.2"}}
+TABLE = {"columns": ["n", "jit", "what"], "rows": [[1000, {"timing": [2e-6, 1e-6, 3e-6]}, {"word": "thing", "fields": {"k": 3}}],
+                                                 [1000000, {"ratio": 4.25, "range": [4.0, 4.5]}, "jax.jit"]],
+         "fields": {"threads": 8}}
 RESULTS = {
-    "a": {"stamp": "Measured on A", "text": {"x": "1.5 ms"}, "data": {"s": 2e-6},
-          "tables": {"t": "| a |\n|---|\n| 1 |\n"},
-          "figures": {"f": {"file": "f.svg", "alt": "a line that rises", "caption": "Rising."}}},
-    "b": {"stamp": "Measured on B", "text": {"y": "3×"}, "data": {},
-          "tables": {"u": "| b |\n|---|\n| 2 |\n"}, "figures": {}},
+    "a": {"environment": ENV, "data": {"s": 2e-6, "n": 1000},
+          "verdicts": {"v": {"kind": "faster", "winner": "jit", "loser": "numpy", "names": ["numpy", "jit"],
+                             "ratio": 4.6, "low": 4.0, "high": 5.0}},
+          "tables": {"t": TABLE}, "figures": ["f"]},
+    "b": {"environment": {**ENV, "date": "2026-12-05", "libraries": {"torch": "2.13.0"}},
+          "data": {"y": 3.0}, "verdicts": {}, "tables": {"u": TABLE}, "figures": []},
 }
+WORDS = {"range": "{low} to {high}", "times": "{}×",
+         "stamp": {"page": "Numbers: {cpu}, {cores} · {libraries} · {backend} · {date} · {mode} · {sources}",
+                   "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)',
+                   "full": "full size", "quick": "quick", "slower": "; {ratio}× slower", "faster": "; {ratio}× faster"},
+         "headings": {"n": "n", "jit": "jax.jit ({threads} threads)"},
+         "names": {"jit": "jax.jit", "numpy": "NumPy"},
+         "macros": "{%- macro compared(v) -%}{{ words.names[v.winner] }} was {{ v.ratio | times }} faster{%- endmacro -%}"}
+PAGE_WORDS = {"a": {"t": {"what": "what", "thing": "{k} things"}}, "b": {"u": {"what": "other", "thing": "x"}}}
 PAGE = """# Title
 
-The answer: {{ a.text.x }}, and {{ a.text.x }} again; {{ results("a").data.s | microseconds }}.
+The answer: {{ a.data.s | seconds }}, and {{ compared(a.verdicts.v) }}; {{ results("a").data.s | microseconds }}.
 
 ## First section
 
 {{ table("a", "t") }}
-{{ figure("a", "f") }}
+{{ figure("a", "f", alt="a line that rises", caption="Rising.") }}
 {{ table("b", "u") }}
 """
 
 
 def rendered(results=RESULTS, text=PAGE, **kwargs):
-    return render(text, page="chapter.md", page_url="chapter/", results=results, **kwargs)
+    return render(text, page="chapter.md", page_url="chapter/", results=results, words=WORDS,
+                  page_words=PAGE_WORDS, **kwargs)
 
 
-def test_numbers_come_from_the_results():
+def test_numbers_come_from_the_results_and_words_from_the_edition():
     text = rendered()
-    assert "The answer: 1.5 ms" in text and "2 µs" in text
-    assert "| a |" in text and "![a line that rises](measured/a/f.svg)" in text
+    assert "The answer: 2 µs, and jax.jit was 4.6× faster; 2 µs." in text
+    assert "| n | jax.jit (8 threads) | what |" in text  # headings: the edition's, then the page's
+    assert "| 1,000 | 2 µs (1 µs to 3 µs) | 3 things |" in text
+    assert "| 1,000,000 | 4.2× (4× to 4.5×) | jax.jit |" in text
+    assert "![a line that rises](measured/a/f.svg)" in text and "Rising." in text
 
 
-def test_one_stamp_for_the_page_and_an_own_stamp_for_another_runs_table():
+def test_one_stamp_for_the_page_naming_every_run_and_library():
     text = rendered()
     opening, rest = text.split("## First section")
-    assert "Numbers on this page: Measured on A" in opening and "Other numbers on this page: Measured on B" in opening
-    assert "Measured on A" not in rest, "tables and figures of the page's run link, not restamp"
+    assert opening.count("Numbers: ") == 1
+    assert "CPU A, 2 · jax 0.10.2, jaxlib 0.10.2, torch 2.13.0 · cpu · 2026-12-04 to 2026-12-05 · full size" in opening
+    assert "snippets/a.py" in opening and "snippets/b.py" in opening
+    assert "Numbers: " not in rest, "tables and figures link their snippet, never restamp"
     assert rest.count('href="../measured/a/results.json"') == 2  # table and figure keep their link
-    assert "Measured on B · made by <code>snippets/b.py</code>" in rest  # another run's own stamp
 
 
-def test_an_explicit_stamp_is_not_repeated():
-    text = rendered(text='# T\n\n{{ a.text.x }} <small>{{ stamp("a") }}</small>\n\n## S\n')
-    assert text.count("Measured on A") == 1
+def test_a_missing_word_is_named():
+    with pytest.raises(PageError, match="table a.t needs the word 'what'"):
+        render(PAGE, page="chapter.md", page_url="chapter/", results=RESULTS, words=WORDS, page_words={})
 
 
 def test_a_stamp_says_when_the_machine_changed_speed_while_measuring():
@@ -58,17 +79,18 @@ def test_a_stamp_says_when_the_machine_changed_speed_while_measuring():
     results = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.9e-4)},
                "b": {**RESULTS["b"], "machine_check": check(2e-4, 1e-4)}}
     text = rendered(results)
-    assert "Measured on A · machine 1.9× slower by the end" in text
-    assert "Measured on B · machine 2.0× faster by the end" in text
+    assert "snippets/a.py</code> (<a href=\"../measured/a/results.json\">numbers</a>); 1.9× slower" in text
+    assert "; 2.0× faster" in text
     steady = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.4e-4)},
               "b": {**results["b"], "quick": True}}  # quick runs share the cores: no note
-    assert "machine" not in rendered(steady)  # within 1.5x, quick mode, or not checked
+    assert "slower" not in rendered(steady) and "2.0× faster" not in rendered(steady)
 
 
 @pytest.mark.parametrize("bad, message", [
     ('{{ table("a", "nope") }}', "chapter.md: build snippet 'a' wrote no table 'nope'"),
     ('{{ figure("a", "nope") }}', "wrote no figure 'nope'"),
-    ("{{ a.text.nope }}", "chapter.md: 'dict object' has no attribute 'nope'"),
+    ('{{ figure("a", "f") }}', "figure a.f needs alt="),
+    ("{{ a.data.nope }}", "chapter.md: 'dict object' has no attribute 'nope'"),
     ('{{ stamp("c") }}', "no build snippet named 'c'"),
 ])
 def test_a_page_asking_for_what_is_not_there_is_named(bad, message):
@@ -86,23 +108,26 @@ def test_a_section_marker_in_a_page_fails_unless_escaped():
 
 
 def test_pending_results_show_as_pending_never_as_numbers():
-    text = rendered(results={"a": None, "b": RESULTS["b"]}, status={"a": "is running now"})
-    assert "1.5 ms" not in text and "Measured on A" not in text
-    assert f"The answer: {PENDING}" in text and f"{PENDING}: a table from `snippets/a.py`" in text
+    text = rendered(results={"a": None, "b": RESULTS["b"]}, status={"a": "is running now"},
+                    text=PAGE.replace("{{ compared(a.verdicts.v) }}", "{{ a.verdicts.v.ratio | times }}"))
+    assert "The answer: 2 µs" not in text and "CPU A" in text  # b's stamp only
+    assert f"The answer: {PENDING}" in text and f"{PENDING}: `snippets/a.py`" in text
     note = text.split("## First section")[0]
     assert "<code>snippets/a.py</code> is running now." in note
     assert text.index("# Title") < text.index(PENDING)  # the note comes after the title
 
 
-@pytest.mark.parametrize("page", sorted((ROOT / "docs").rglob("*.md")), ids=lambda p: p.name)
-def test_every_page_renders_while_nothing_is_measured(page):
-    text = page.read_text(encoding="utf-8")
-    out = render(text, page=page.name, page_url=page.stem + "/",
-                 results={name: None for name in build_snippets()})
-    if any(name in text for name in build_snippets()):
-        assert PENDING in out
+@pytest.mark.parametrize("edition", ["docs", "docs-ko"])
+def test_every_page_renders_while_nothing_is_measured(edition):
+    words = load_words(ROOT / edition)
+    for page in sorted((ROOT / edition).glob("*.md")):
+        text, meta = get_data(page.read_text(encoding="utf-8"))
+        out = render(text, page=page.name, page_url=page.stem + "/", words=words,
+                     page_words=meta.get("words"), results={name: None for name in build_snippets()})
+        if any(name in text for name in build_snippets()):
+            assert PENDING in out, page
 
 
-def test_a_page_that_stamps_every_run_itself_gets_no_page_stamp():
-    text = rendered(text="# T\n\n{% for n in build_snippets %}- {{ stamp(n) }}\n{% endfor %}\n{{ a.text.x }}\n\n## S\n")
-    assert text.count("Measured on A") == 1 and "Numbers on this page" not in text
+def test_a_page_that_stamps_itself_gets_no_page_stamp():
+    text = rendered(text="# T\n\n{% for n in build_snippets %}- {{ stamp(n) }}\n{% endfor %}\n{{ a.data.n }}\n\n## S\n")
+    assert text.count("Numbers: ") == 2

@@ -11,26 +11,29 @@ def page(site, name):
 
 
 def test_selu_page_carries_its_figures_tables_and_stamp(built_site):
-    html = page(built_site, "selu")
-    images = re.findall(r'<img alt="([^"]+)" src="([^"]+)"', html)
-    assert {src.rsplit("/", 1)[1] for _, src in images} >= {"scaling.svg", "first_call.svg"}
-    for alt, src in images:
-        assert len(alt) > 40, "alt text says what the figure shows"
-        assert (built_site / "selu" / src).resolve().is_file(), src
-    assert html.count("<table>") >= 4  # headline, published, first call, scaling
-    assert "Measured on " in html and "jax 0.10.2" in html and "backend cpu" in html
-    # every figure and table leads to the snippet that made it, and to its raw numbers
-    assert html.count("made by <code>snippets/selu_benchmark.py</code>") >= 6, "a figure or table without its source"
-    assert 'href="../measured/selu_benchmark/results.json"' in html
+    for site, stamp, made in ((built_site, "Numbers on this page: measured on ", "made by <code>snippets/selu_benchmark.py</code>"),
+                              (built_site / "ko", "이 페이지의 숫자: ", "측정 코드 <code>snippets/selu_benchmark.py</code>")):
+        html = page(site, "selu")
+        images = re.findall(r'<img alt="([^"]+)" src="([^"]+)"', html)
+        assert {src.rsplit("/", 1)[1] for _, src in images} >= {"scaling.svg", "first_call.svg"}
+        for alt, src in images:
+            assert len(alt) > 40, "alt text says what the figure shows"
+            assert (site / "selu" / src).resolve().is_file(), src
+        assert html.count("<table>") >= 4  # headline, published, first call, scaling
+        assert html.count(stamp) == 1 and "jax 0.10.2" in html, "one stamp per page"
+        # every figure and table leads to the snippet that made it, and to its raw numbers
+        assert html.count(made) >= 7, "a figure or table without its source"
+        assert 'href="../measured/selu_benchmark/results.json"' in html
     results = json.loads((built_site / "measured" / "selu_benchmark" / "results.json").read_text())
     assert results["quick"] is True
-    assert results["text"]["jit_vs_eager"] in html  # prose numbers come from the results
+    assert f"jnp.arange({results['data']['n']})" in page(built_site, "selu")  # prose numbers come from the results
 
 
-def test_home_page_shows_this_builds_headline(built_site):
+def test_home_page_shows_this_builds_headline_with_one_stamp(built_site):
     results = json.loads((built_site / "measured" / "selu_benchmark" / "results.json").read_text())
     html = page(built_site, "")
-    assert results["text"]["jit_vs_eager"] in html and results["stamp"] in html
+    assert f"jnp.arange({results['data']['n']})" in html
+    assert html.count("Numbers on this page: measured on ") == 1
 
 
 def test_notebook_edition_is_executed_and_downloadable(built_site):
@@ -76,7 +79,7 @@ def test_a_missing_snippet_section_fails_the_build(project_copy, tmp_path):
 
 def test_an_unknown_page_variable_fails_the_build_and_names_the_page(project_copy, tmp_path):
     doc = project_copy / "docs" / "selu.md"
-    doc.write_text(doc.read_text() + "\n{{ selu_benchmark.text.no_such_number }}\n")
+    doc.write_text(doc.read_text() + "\n{{ selu_benchmark.data.no_such_number }}\n")
     output = failed(build_site(project_copy, tmp_path / "site"))
     assert "selu.md" in output and "no_such_number" in output
 
@@ -84,7 +87,7 @@ def test_an_unknown_page_variable_fails_the_build_and_names_the_page(project_cop
 def test_a_broken_korean_page_fails_the_english_build_with_its_messages(project_copy, tmp_path):
     # the Korean edition is built beside the English pages: its failure is the build's
     doc = project_copy / "docs-ko" / "selu.md"
-    doc.write_text(doc.read_text() + "\n{{ selu_benchmark.text.no_such_number }}\n")
+    doc.write_text(doc.read_text() + "\n{{ selu_benchmark.data.no_such_number }}\n")
     output = failed(build_site(project_copy, tmp_path / "site"))
     assert "the Korean edition (mkdocs.ko.yml) failed" in output
     assert "selu.md" in output and "no_such_number" in output  # its own messages, printed
@@ -116,3 +119,89 @@ def test_notebooks_keep_their_cell_ids_and_print_one_output_per_cell(built_site)
             streams = [o["name"] for o in cell["outputs"] if o["output_type"] == "stream"]
             assert len(streams) == len(set(streams)), (notebook, cell["id"], cell["outputs"])
     assert any(c.get("outputs") for c in cells)  # it was executed
+
+
+LOOPS = '''"""Summing a list: a Python loop against the built-in sum."""
+
+# --8<-- [start:loops]
+def python_sum(values):
+    total = 0
+    for v in values:
+        total += v
+    return total
+# --8<-- [end:loops]
+'''
+LOOPS_BENCHMARK = '''from loops import python_sum
+from measurement import Report, Table, compare, main, time_calls, timing, word
+
+VALUES = list(range(1000))
+
+
+def measure(quick):
+    timed = time_calls({"loop": lambda: python_sum(VALUES), "builtin": lambda: sum(VALUES)},
+                       repeats=3, min_sample_s=0.001)
+    return {"loop": timed["loop"].as_dict(), "builtin": timed["builtin"].as_dict()}
+
+
+def report(data):
+    return Report(tables={"t": Table(["what", "time"], [[word("loop"), timing(data["loop"])]])},
+                  verdicts={"v": compare(data["loop"], data["builtin"], ("loop", "builtin"),
+                                         ("loop", "builtin"))})
+
+
+def draw(data, words):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.bar([words["loop"]], [data["loop"]["median"]])
+    return fig
+
+
+FIGURES = {"f": draw}
+
+if __name__ == "__main__":
+    main(measure, report, FIGURES)
+'''
+PAGE = '''---
+words:
+  loops_benchmark:
+    t: {{what: "{what}", time: "{time}", loop: "{loop}"}}
+    f: {{loop: "{loop}"}}
+---
+# {title}
+
+{{{{ loops_benchmark.verdicts.v.ratio | times }}}}: {{{{ loops_benchmark.data.loop | seconds }}}}.
+
+## {section} {{ #the-numbers }}
+
+```python
+--8<-- "loops.py:loops"
+```
+
+{{{{ table("loops_benchmark", "t") }}}}
+
+{{{{ figure("loops_benchmark", "f", alt="{alt}", caption="{caption}") }}}}
+'''
+
+
+def test_a_new_chapter_in_both_editions_is_the_five_files_the_recipe_names(project_copy, tmp_path):
+    """How this site is built, "Add a chapter": two snippets, two pages, mkdocs.yml."""
+    (project_copy / "snippets" / "loops.py").write_text(LOOPS)
+    (project_copy / "snippets" / "loops_benchmark.py").write_text(LOOPS_BENCHMARK)
+    (project_copy / "docs" / "loops.md").write_text(PAGE.format(
+        what="what", time="time", loop="a Python loop", title="Loops", section="The numbers",
+        alt="One bar: the time of a Python loop over 1,000 integers", caption="A loop."))
+    korean = PAGE.format(what="무엇", time="시간", loop="Python 루프", title="루프", section="숫자",
+                         alt="막대 하나: 정수 1,000개를 도는 Python 루프의 시간", caption="루프.")
+    digest = __import__("translations").source_digest(project_copy / "docs" / "loops.md")
+    (project_copy / "docs-ko" / "loops.md").write_text(korean.replace("---\nwords:", f"---\ntranslated_from: {digest}\nwords:", 1))
+    config = project_copy / "mkdocs.yml"
+    text = config.read_text()
+    text = text.replace("    - designing_for_jit_benchmark\n", "    - designing_for_jit_benchmark\n    - loops_benchmark\n")
+    config.write_text(text.replace("  - glossary.md\n", "  - loops.md\n  - glossary.md\n"))
+    result = build_site(project_copy, tmp_path / "site")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    english, korean_html = page(tmp_path / "site", "loops"), page(tmp_path / "site" / "ko", "loops")
+    assert "a Python loop" in english and "Python 루프" in korean_html and "<table>" in korean_html
+    assert (tmp_path / "site" / "ko" / "measured" / "loops_benchmark" / "f.svg").is_file()
+    assert ">루프</a>" in page(tmp_path / "site" / "ko", "") or "루프" in page(tmp_path / "site" / "ko", "")

@@ -89,6 +89,19 @@ def test_remeasure_forces_a_run(project):
     assert not again.reused
 
 
+def test_the_log_counts_up_and_says_how_long_the_last_run_took(project):
+    (project / "snippets" / "other.py").write_text(WRITER.replace("VALUE", "2"))
+    paths = snippet_runs.project_paths(project, quick=True)
+    messages = []
+    snippet_runs.results_for(["other", "toy"], log=messages.append, **paths)
+    assert messages[0] == "[1/2] other: measuring (no cached results) ..."
+    assert messages[2] == "[2/2] toy: measuring (no cached results) ..."
+    seconds = json.loads((paths["cache_root"] / "toy" / snippet_runs.RUN_FILE).read_text())["seconds"]
+    messages.clear()
+    snippet_runs.results_for(["other", "toy"], remeasure=True, log=messages.append, **paths)
+    assert messages[2] == f"[2/2] toy: measuring (forced by JIT_DOCS_REMEASURE; last quick run {seconds:.0f} s) ..."
+
+
 def test_imports_are_followed_recursively(project):
     snippets = project / "snippets"
     (snippets / "helper.py").write_text("import deeper\nVALUE = 1\n")

@@ -33,10 +33,12 @@ project = pathlib.Path({project!r})
 while {wait} and not (project / "go").exists():
     time.sleep(0.05)
 args.out.mkdir(parents=True)
-text = {{"value": "{name} measured {{}}".format(len(os.listdir(project)))}}
+data = {{"value": "{name} measured {{}}".format(len(os.listdir(project)))}}
+env = {{"cpu": "a toy", "cores": 1, "backend": "cpu", "date": "2026-12-04",
+        "libraries": {{"jax": "0"}}}}
 (args.out / "results.json").write_text(json.dumps({{
-    "stamp": "Measured on a toy", "text": text, "tables": {{"t": "| a |\\n|---|\\n| 1 |\\n"}},
-    "figures": {{}}}}))
+    "environment": env, "data": data, "verdicts": {{}}, "facts": [], "figures": [],
+    "tables": {{"t": {{"columns": ["a"], "rows": [[1]]}}}}}}))
 """
 
 NOTEBOOK = """# %%
@@ -63,8 +65,10 @@ def tiny(tmp_path) -> Path:
                     ignore=shutil.ignore_patterns("__pycache__", "*.md"))
     (project / "mkdocs.yml").write_text(MKDOCS_YML)
     (project / "docs").mkdir()
+    if (ROOT / "docs" / "words.yml").is_file():  # the edition's common words (page_templates.load_words)
+        shutil.copy(ROOT / "docs" / "words.yml", project / "docs")
     (project / "docs" / "index.md").write_text(
-        "# Tiny\n\nFirst {{ fast.text.value }}.\n\n## Slow\n\nThen {{ slow.text.value }}.\n\n"
+        "---\nwords: {slow: {a: A}}\n---\n\n# Tiny\n\nFirst {{ fast.data.value }}.\n\n## Slow\n\nThen {{ slow.data.value }}.\n\n"
         '{{ table("slow", "t") }}\n')
     (project / "snippets").mkdir()
     # the build stamps its cache keys with the machine facts snippets/measurement.py reads
@@ -135,7 +139,7 @@ def test_an_interrupted_build_kills_its_snippet_and_the_next_reuses_only_complet
     again = mkdocs(tiny, "build", "--strict")
     output, _ = again.communicate(timeout=120)
     assert again.returncode == 0, output
-    assert "fast: reusing cached results" in output and "slow: measuring (no cached results)" in output
+    assert "fast: reusing results measured" in output and "slow: measuring (no cached results)" in output
     assert sorted(p.name for p in cache.iterdir()) == ["fast", "slow"]
 
 
@@ -206,3 +210,53 @@ def test_serve_answers_at_once_fills_in_and_stops_cleanly(tiny, tmp_path):
     assert output.count("fast: measuring") == 1 and output.count("slow: measuring") == 2, output
     assert "Reloading browsers" in output
     assert not list((tiny / ".cache" / "measured" / "full").glob(".tmp-*"))
+
+
+RENDER_EDIT = '''
+_render_before_the_edit = render
+
+
+def render(markdown_text, **kwargs):
+    return _render_before_the_edit(markdown_text, **kwargs) + "\\n\\nRendered by the edited code.\\n"
+'''
+
+
+def measured(page: str | None) -> tuple[int, int] | None:
+    """The two toy numbers a page shows (each snippet counts the files in the project)."""
+    found = [re.search(rf"{name} measured (\d+)", page or "") for name in ("fast", "slow")]
+    return tuple(int(m[1]) for m in found) if all(found) else None
+
+
+def test_serve_runs_its_own_code_as_edited_and_never_measures_with_the_old(tiny):
+    """MkDocs loads a hook's modules once per process: serve starts itself over instead."""
+    (tiny / "go").touch()  # slow measures at once
+    config = tiny / "mkdocs.yml"
+    config.write_text(config.read_text().replace("watch: [snippets]", "watch: [snippets, sitebuild]"))
+    port = free_port()
+    serve = mkdocs(tiny, "serve", "--livereload", "--dev-addr", f"127.0.0.1:{port}", start_new_session=True)
+    url = f"http://127.0.0.1:{port}/tiny/"
+    try:
+        numbers = wait_for(lambda: measured(get(url)), 60, "both measurements")
+        templates = tiny / "sitebuild" / "page_templates.py"  # renders pages, keys no measurement
+        templates.write_text(templates.read_text() + RENDER_EDIT)
+        page = wait_for(lambda: (p := get(url)) and "Rendered by the edited code" in p and p, 60,
+                        "the page rendered by the edited page_templates.py")
+        assert measured(page) == numbers, "nothing measured again"
+
+        # snippet_runs.py is in every cache key: both are measured again, by the edited code
+        (tiny / "snippet_runs-edited").touch()  # one more file for each to count
+        runner = tiny / "sitebuild" / "snippet_runs.py"
+        runner.write_text(runner.read_text() + '\nprint("snippet_runs.py as edited", flush=True)\n')
+        wait_for(lambda: (again := measured(get(url))) and again[0] > numbers[0] and again[1] > numbers[1],
+                 60, "both measured again")
+        output = stop(serve, signal.SIGINT)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+    first, second = "sitebuild/page_templates.py changed: restarting", "sitebuild/snippet_runs.py changed: restarting"
+    assert output.count(first) == 1 and output.count(second) == 1, output
+    before, after = output.split(second)
+    between = before.split(first)[1]
+    assert "Serving on" in between and ": measuring" not in between, between
+    assert after.index("snippet_runs.py as edited") < after.index("fast: measuring"), after
+    assert output.count("fast: measuring") == 2 and output.count("slow: measuring") == 2, output

@@ -17,19 +17,22 @@ PAGES = [english.relative_to(translations.ENGLISH).as_posix()
          for english, _ in translations.page_pairs()]
 
 
-def _nav(config: str) -> list[str]:
+def _nav(nav: list) -> list[str]:
     """The nav's targets in order: a page, or notebooks/<name> for a notebook page (the
     English .ipynb, or the Korean edition's link to the English notebook page)."""
-    class Loader(yaml.SafeLoader):
-        pass
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    nav = yaml.load((ROOT / config).read_text(encoding="utf-8"), Loader=Loader)["nav"]
     targets = []
     for item in nav:
-        (target,) = item.values()
+        target = next(iter(item.values())) if isinstance(item, dict) else item
         notebook = re.fullmatch(r"(?:\.\./)?notebooks/(\w+)(?:\.ipynb|/)", target)
         targets.append(f"notebooks/{notebook.group(1)}" if notebook else target)
     return targets
+
+
+def _config_nav() -> list:
+    class Loader(yaml.SafeLoader):
+        pass
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
 
 
 def test_every_english_page_has_its_korean_page():
@@ -39,8 +42,15 @@ def test_every_english_page_has_its_korean_page():
     assert not missing, "Korean pages missing:\n  " + "\n  ".join(missing)
 
 
-def test_the_korean_nav_lists_the_same_pages_in_the_same_order():
-    assert _nav("mkdocs.ko.yml") == _nav("mkdocs.yml")
+def test_the_korean_nav_lists_the_same_pages_in_the_same_order_titled_by_their_h1():
+    import korean_edition
+    from page_templates import load_words
+
+    korean = korean_edition.korean_nav(_config_nav(), load_words(ROOT / "docs-ko"))
+    assert _nav(korean) == _nav(_config_nav())
+    pages = [item for item in korean if isinstance(item, str)]
+    assert len(pages) >= 10, "a chapter's nav entry has no title of its own: its page's H1 names it"
+    assert not re.search(r"^nav:", (ROOT / "mkdocs.ko.yml").read_text(encoding="utf-8"), re.M)
 
 
 @pytest.mark.parametrize("page", PAGES)

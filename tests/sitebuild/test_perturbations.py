@@ -1,0 +1,158 @@
+"""Pages follow their data: every page of both editions renders from every build snippet's
+results changed the ways other machines differ, and each verdict agrees with the numbers it
+reads (issue "Built anywhere").
+
+The changes: every timing x3 and x1/3, backend "gpu", and each snippet's own
+(`PERTURBATIONS` in tests/test_<snippet>.py: a pair's order swapped, a trend reversed, thread
+counts 1 and 16 ...). A data-out snippet (snippets/measurement.py `main(measure, report,
+FIGURES)`) is re-reported from the changed data (`report(data)`), so its tables and
+verdicts are those the changed machine would have got.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+
+import pytest
+from mkdocs.utils.meta import get_data
+
+import measurement
+import page_templates
+from project import QUICK_RESULTS, ROOT, build_snippets
+
+EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
+
+
+def data_out(name: str) -> bool:
+    return hasattr(importlib.import_module(name), "report")
+
+
+def scale_timings(data, factor: float):
+    """Every float (seconds, and the quartiles and samples of each timing) times factor."""
+    if isinstance(data, dict):
+        return {k: scale_timings(v, factor) for k, v in data.items()}
+    if isinstance(data, list):
+        return [scale_timings(v, factor) for v in data]
+    return data * factor if isinstance(data, float) else data
+
+
+def own_perturbations(name: str) -> dict:
+    try:
+        module = importlib.import_module(f"test_{name}")
+    except ModuleNotFoundError:
+        return {}
+    return getattr(module, "PERTURBATIONS", {})
+
+
+def variants(name: str, results: dict) -> dict[str, dict]:
+    """name of the change -> results as that machine would have written them."""
+    found = {"slower x3": scale_timings(results["data"], 3.0),
+             "faster x3": scale_timings(results["data"], 1 / 3),
+             **{label: change(copy.deepcopy(results["data"])) for label, change in own_perturbations(name).items()}}
+    out = {}
+    for label, data in found.items():
+        report = importlib.import_module(name).report(data)
+        out[label] = {**results, **measurement.results_of(data, report, importlib.import_module(name).FIGURES)}
+    gpu = copy.deepcopy(results)
+    gpu["environment"].update(backend="gpu", device="NVIDIA H200")
+    out["gpu backend"] = gpu
+    return out
+
+
+def at(data, path: str):
+    for part in path.split("."):
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+def rederived(verdict: dict, data: dict) -> dict | None:
+    """The verdict again, from the numbers it says it reads (None: it names none)."""
+    reads = verdict.get("reads")
+    if reads is None:
+        return None
+    if isinstance(reads, list):
+        return measurement.compare(at(data, reads[0]), at(data, reads[1]), tuple(verdict["names"]), tuple(reads),
+                                   verdict.get("expect"))
+    return measurement.trend([v["median"] if isinstance(v, dict) else v for v in at(data, reads)], reads)
+
+
+def pages():
+    for edition, folder in EDITIONS.items():
+        for path in sorted(folder.glob("*.md")):
+            yield edition, path
+
+
+def render_all(results: dict[str, dict]) -> dict[tuple[str, str], str]:
+    out = {}
+    for edition, path in pages():
+        text, meta = get_data(path.read_text(encoding="utf-8"))
+        out[edition, path.name] = page_templates.render(
+            text, page=path.name, page_url=path.stem + "/", results=results,
+            words=page_templates.load_words(EDITIONS[edition]), page_words=meta.get("words"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def measured(built_site) -> dict[str, dict]:
+    return {name: json.loads((QUICK_RESULTS / name / "results.json").read_text()) for name in build_snippets()}
+
+
+def converted() -> list[str]:
+    return [name for name in build_snippets() if data_out(name)]
+
+
+@pytest.mark.parametrize("name", converted())
+def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
+    for label, changed in variants(name, measured[name]).items():
+        for verdict_name, verdict in changed["verdicts"].items():
+            again = rederived(verdict, changed["data"])
+            assert again is None or again == verdict, f"{name} ({label}): verdict {verdict_name} disagrees with its reads"
+        render_all({**measured, name: changed})  # raises PageError naming the page
+
+
+@pytest.mark.parametrize("name", converted())
+def test_every_verdict_decides_a_sentence_in_both_editions(name, measured):
+    """Each compare() verdict, its winner swapped, changes some page of each edition: no
+    verdict is computed and then ignored, and no page words one edition's way only."""
+    base = render_all(measured)
+    results = measured[name]
+    for verdict_name, verdict in results["verdicts"].items():
+        if "winner" not in verdict:
+            continue
+        swapped = copy.deepcopy(results)
+        v = swapped["verdicts"][verdict_name]
+        v.update(kind="faster" if v["kind"] == "same" else "same")
+        if v["kind"] == "faster":
+            v.update(winner=v["names"][0], loser=v["names"][1])
+        else:
+            v.update(winner=None, loser=None)
+        changed = render_all({**measured, name: swapped})
+        for edition in EDITIONS:
+            assert any(changed[key] != base[key] for key in base if key[0] == edition), \
+                f"{name}: verdict {verdict_name} decides no sentence of the {edition} edition"
+
+
+@pytest.mark.parametrize("name", converted())
+def test_results_hold_data_not_english_sentences(name, measured):
+    """No English prose in results.json: numbers, names, verdicts (the words are the pages')."""
+    import re
+
+    verbatim = {"cpu", "device", "message", "messages", "error", "errors", "traceback", "captured",
+                "code", "hlo", "jaxpr", "warning", "warnings", "source", "explanation", "log"}
+    sentence = re.compile(r"[A-Za-z]{2,}[ ,]+[a-z]{2,} [a-z]{2,} [a-z]{2,}")
+
+    def walk(value, key=""):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k not in verbatim:
+                    yield from walk(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                yield from walk(v, key)
+        elif isinstance(value, str) and sentence.search(value):
+            yield f"{key}: {value[:80]!r}"
+
+    found = list(walk({k: v for k, v in measured[name].items() if k != "environment"}))
+    assert not found, f"{name}'s results.json holds English sentences: " + "; ".join(found)
