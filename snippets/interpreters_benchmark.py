@@ -15,185 +15,188 @@ import numpy as np
 from interpreters import (RUNGS, instructions_executed, instructions_per_element,
                           ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
                           selu_python)
-from measurement import (DocumentationMismatch, Figure, Report, faster, fmt_ratio,
-                         fmt_ratio_range, fmt_seconds, fmt_timing, main,
-                         markdown_table, time_calls)
+from measurement import (CLOSE, Report, Table, compare, fact, fmt_seconds, main,
+                         ratio, ratio_of, seconds, time_calls, timing, word)
 from selu import random_input, selu
 from selu_benchmark import cores_busy, xla_threads
 
-# What each rung translates, and when (the table adds how often it dispatches).
-TRANSLATED = {
-    "pure Python": "source → bytecode once; each instruction dispatched as it runs",
-    "NumPy": "nothing at run time: C loops compiled when NumPy was built",
-    "eager JAX": "each primitive compiled by XLA on its first call for a shape",
-    "jax.jit": "the whole function traced and compiled by XLA on the first call",
-}
-DISPATCH_UNIT = {"pure Python": "bytecode instructions", "NumPy": "NumPy calls",
-                 "eager JAX": "XLA kernel launches", "jax.jit": "XLA program launch"}
-COLORS = {"pure Python": "C3", "NumPy": "C2", "eager JAX": "C0", "jax.jit": "C1"}
 KEYS = {"python": "pure Python", "numpy": "NumPy", "eager": "eager JAX",
-        "jit": "jax.jit"}
+        "jit": "jax.jit"}  # data's keys: RUNGS' names
+COLORS = {"python": "C3", "numpy": "C2", "eager": "C0", "jit": "C1"}
+SMALL = (10, 100, 1000)  # a jitted call on this many values, beside the call on one
+# The CPython the page's note on quickening and tracing describes (its facts are checked
+# there; on another Python the page says what that Python did).
+NOTE_PYTHON = "3.11"
+# The instructions the page names and describes: present in the loop on every Python.
+NAMED = ("FOR_ITER", "COMPARE_OP", "BINARY_OP", "CALL", "JUMP_BACKWARD")
+BUSY = 1.2  # eager JAX's cores busy from here on: more than one thread worked
 
 
-def threads_note(threads, eager_cores):
-    """The rungs' threads: XLA may split the jitted loop, and each of eager JAX's
-    operations (`eager_cores`: cores busy while it ran); Python and NumPy run on one."""
-    eager = (f"eager JAX kept {eager_cores:.1f} cores busy" if eager_cores >= 1.2
-             else None)
-    if threads > 1:
-        return (f"XLA split the jitted loop over {threads} threads"
-                + (f" and {eager}; Python and NumPy" if eager else "; the others")
-                + " ran on one")
-    return (f"{eager}; the other rungs ran on one thread" if eager
-            else "every rung ran on one thread")
-
-
-def measure(quick: bool) -> Report:
+def measure(quick: bool) -> dict:
     """Time the four rungs on the same data; show the bytecode and count it."""
     n = 10**4 if quick else 10**6
     repeats, min_sample = (5, 0.002) if quick else (11, 0.01)
-    report = Report()
 
     # -- one run, one n, one input for every rung
     x = random_input(n)
     inputs = ladder_inputs(x)
     results = {name: np.asarray(rung(inputs[name]), dtype=np.float32)
                for name, rung in RUNGS.items()}
-    for name, values in results.items():  # the build fails if a rung differs
-        np.testing.assert_allclose(values, results["jax.jit"], rtol=1e-5, atol=1e-6,
-                                   err_msg=name)
-    timings = time_calls({name: lambda rung=rung, arg=inputs[name]: rung(arg)
-                          for name, rung in RUNGS.items()},
-                         repeats=repeats, min_sample_s=min_sample)
-    adaptive = loop_body_bytecode(adaptive=True)  # after many runs: quickened
+    differ = [name for name, values in results.items()
+              if not np.allclose(values, results["jax.jit"], rtol=1e-5, atol=1e-6)]
+    fact("interpreters.rungs_agree", not differ,
+         f"these rungs differ from jax.jit: {differ}")
+    timed = time_calls({key: lambda rung=RUNGS[name], arg=inputs[name]: rung(arg)
+                        for key, name in KEYS.items()},
+                       repeats=repeats, min_sample_s=min_sample)
+    bytecode = {"plain": loop_body_bytecode(),  # and after many runs, quickened:
+                "adaptive": loop_body_bytecode(adaptive=True)}
     swapped = quickened()
+    named = [op for op in NAMED if op not in bytecode["plain"].split()]
+    fact("interpreters.named_instructions", not named,
+         f"Python {platform.python_version()}'s loop has no {named}:\n"
+         + bytecode["plain"])
 
     # -- the fixed cost of one call: the same rungs on x's first element (the value
-    # random_input(1) draws), through NumPy: no JAX program compiled to draw or slice
-    one = ladder_inputs(jnp.asarray(np.asarray(x)[:1]))
-    fixed = time_calls({name: lambda rung=rung, arg=one[name]: rung(arg)
-                        for name, rung in RUNGS.items()},
-                       repeats=repeats, min_sample_s=min_sample)
+    # random_input(1) draws), through NumPy: no JAX program compiled to draw or slice;
+    # and jitted calls on the first 10, 100, 1,000 values, in the same rotation
+    first = np.asarray(x)
+    one = ladder_inputs(jnp.asarray(first[:1]))
+    small = {size: jnp.asarray(first[:size]) for size in SMALL}
+    calls = {("one", key): lambda rung=RUNGS[name], arg=one[name]: rung(arg)
+             for key, name in KEYS.items()}
+    calls.update({("small", size): lambda arg=arg: RUNGS["jax.jit"](arg)
+                  for size, arg in small.items()})
+    fixed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
 
     # -- how many dispatches each rung makes per call
     counts = instructions_per_element()
-    check_counts_ignore_quickening(counts, swapped)
     positive = int(np.count_nonzero(inputs["NumPy"] > 0))
-    python_instructions = (counts["fixed"] + counts["positive"] * positive
-                           + counts["negative"] * (n - positive))
     sample = inputs["pure Python"][:200]  # the per-branch counts predict a real run
     sample_positive = sum(v > 0 for v in sample)
     predicted = (counts["fixed"] + counts["positive"] * sample_positive
                  + counts["negative"] * (len(sample) - sample_positive))
-    if instructions_executed(selu_python, sample) != predicted:
-        raise DocumentationMismatch(
-            "snippets/interpreters_benchmark.py: the page counts instructions per "
-            f"branch, but a run of {len(sample)} elements did not add up to them")
-    operations = len(jax.make_jaxpr(selu)(x).jaxpr.eqns)  # the formula's operations
-    dispatches = {"pure Python": python_instructions, "NumPy": operations,
-                  "eager JAX": operations, "jax.jit": 1}
-    one_dispatches = {**dispatches, "pure Python": instructions_executed(
-        selu_python, one["pure Python"])}
+    counted = instructions_executed(selu_python, sample)
+    fact("interpreters.counts_add_up", counted == predicted,
+         f"{len(sample)} elements ran {counted} instructions; the per-branch counts "
+         f"{counts} predict {predicted}")
 
-    jit = timings["jax.jit"]
-    rows = [[name, TRANSLATED[name], f"{dispatches[name]:,} {DISPATCH_UNIT[name]}",
-             fmt_timing(t), fmt_seconds(t.median / n),
-             "1" if name == "jax.jit" else fmt_ratio_range(t, jit)]
-            for name, t in timings.items()]
-    report.tables["ladder"] = markdown_table(
-        ["rung", "what is translated, and when", f"dispatches per call (n = {n:,})",
-         "time per call", "per element", "time / jax.jit"], rows)
-    report.tables["one_element"] = markdown_table(
-        ["rung", "time per call, n = 1", "dispatches per call", "time / pure Python"],
-        [[name, fmt_timing(t), f"{one_dispatches[name]:,} {DISPATCH_UNIT[name]}",
-          fmt_ratio(t.median / fixed["pure Python"].median)]
-         for name, t in fixed.items()])
-    report.figures["ladder"] = ladder_figure(timings, n)
-
-    mean_instructions = python_instructions / n
-    report.data.update(
-        n=n, positive=positive, instructions=counts,
-        python_instructions=python_instructions, operations=operations,
-        python_version=platform.python_version(),
-        ladder={name: t.as_dict() for name, t in timings.items()},
-        one_element={name: t.as_dict() for name, t in fixed.items()},
-        specialized=swapped["specialized"], fused=swapped["fused"],
-    )
-    per = {name: t.median / n for name, t in timings.items()}
-    report.text.update(
-        n=f"{n:,}", python_version=platform.python_version(), repeats=str(repeats),
-        bytecode=loop_body_bytecode(), bytecode_adaptive=adaptive,
-        specialized_examples=_names(swapped["specialized"]),
-        fused_examples=_names(swapped["fused"]),
-        instructions_fixed=str(counts["fixed"]),
-        instructions_positive=str(counts["positive"]),
-        instructions_negative=str(counts["negative"]),
-        instructions_mean=f"{mean_instructions:.1f}",
-        python_instructions=f"{python_instructions:,}",
-        positive_share=f"{positive / n:.0%}", operations=str(operations),
-        ns_per_instruction=fmt_seconds(per["pure Python"] / mean_instructions),
-        per_element={key: fmt_seconds(per[name]) for key, name in KEYS.items()},
-        per_call={key: fmt_seconds(timings[name].median) for key, name in KEYS.items()},
-        one={key: fmt_seconds(fixed[name].median) for key, name in KEYS.items()},
-        threads_note=threads_note(xla_threads(inputs["jax.jit"]), cores_busy(
-            lambda: RUNGS["eager JAX"](inputs["eager JAX"]))),  # it blocks itself
-        python_vs_jit=fmt_ratio(faster("jax.jit", per["pure Python"], per["jax.jit"])),
-        python_vs_numpy=fmt_ratio(faster("NumPy", per["pure Python"], per["NumPy"])),
-        numpy_vs_jit=fmt_ratio(per["NumPy"] / per["jax.jit"]),
-        eager_vs_jit=fmt_ratio(per["eager JAX"] / per["jax.jit"]),
-        one_eager_vs_python=fmt_ratio(fixed["eager JAX"].median
-                                      / fixed["pure Python"].median),
-        one_jit_vs_python=fmt_ratio(fixed["jax.jit"].median
-                                    / fixed["pure Python"].median),
-        one_eager_per_dispatch=fmt_seconds(fixed["eager JAX"].median / operations),
-    )
-    return report
+    return {
+        "n": n, "repeats": repeats, "positive": positive, "instructions": counts,
+        "python_instructions": (counts["fixed"] + counts["positive"] * positive
+                                + counts["negative"] * (n - positive)),
+        "one_python_instructions": instructions_executed(selu_python,
+                                                         one["pure Python"]),
+        "operations": len(jax.make_jaxpr(selu)(x).jaxpr.eqns),  # the formula's
+        "ladder": {key: timed[key].as_dict() for key in KEYS},
+        "one": {key: fixed["one", key].as_dict() for key in KEYS},
+        "small": {"n": list(SMALL),
+                  "jit": [fixed["small", size].as_dict() for size in SMALL]},
+        "threads": {"xla": xla_threads(inputs["jax.jit"]),
+                    "eager_cores_busy": cores_busy(  # the eager rung blocks itself
+                        lambda: RUNGS["eager JAX"](inputs["eager JAX"]),
+                        0.1 if quick else 0.3)},
+        "quickening": quickening(swapped, counts),
+        "bytecode": bytecode,
+    }
 
 
-def check_counts_ignore_quickening(counts, swapped):
-    """The page says: CPython fused and specialized the loop, yet sys.settrace
-    counts the same instructions as for a copy that never ran (tracing runs the
-    plain instructions), so the count is an upper bound on dispatches."""
-    python = platform.python_version()
-    if not swapped["fused"] or not swapped["specialized"]:
-        raise DocumentationMismatch(
-            f"the page says CPython specializes the loop and fuses instruction pairs "
-            f"(superinstructions), but Python {python} swapped in {swapped}")
+def quickening(swapped, counts):
+    """What this Python swapped into the loop (`quickened()` after the timed runs), and
+    whether tracing counted the plain instructions regardless (the same count as for a
+    copy that never ran). The page's note describes CPython 3.11: there, both are
+    facts."""
     fresh = instructions_per_element(never_run_copy(selu_python))
-    if fresh != counts:
-        raise DocumentationMismatch(
-            f"the page says sys.settrace counts the plain instructions, whatever "
-            f"CPython quickened; Python {python} counted {counts} after quickening "
-            f"and {fresh} on a copy that never ran")
+    python = ".".join(platform.python_version_tuple()[:2])
+    if python == NOTE_PYTHON:
+        fact("interpreters.cpython311_quickens_the_loop",
+             bool(swapped["specialized"] and swapped["fused"]),
+             f"CPython {python} swapped in {swapped}")
+        fact("interpreters.cpython311_traces_plain_instructions", fresh == counts,
+             f"CPython {python} counted {counts} after quickening and {fresh} on a "
+             "copy that never ran")
+    return {"python": python, "note_python": NOTE_PYTHON, **swapped,
+            "count_unchanged": fresh == counts}
 
 
-def _names(opnames):
-    return ", ".join(f"`{name}`" for name in opnames) or "none"
+def report(data: dict) -> Report:
+    """Tables and verdicts of the interpreters page, from its data alone."""
+    n, ladder, one, small = data["n"], data["ladder"], data["one"], data["small"]
+    dispatches = {"python": data["python_instructions"], "numpy": data["operations"],
+                  "eager": data["operations"], "jit": 1}
+    one_dispatches = {**dispatches, "python": data["one_python_instructions"]}
+    per_element_jit = ladder["jit"]["median"] / n
+    busy = data["threads"]["eager_cores_busy"]
+    extra = small["jit"][-1]["median"] - one["jit"]["median"]  # the larger call adds
+    work = per_element_jit * small["n"][-1]  # its elements, at the ladder's rate
+
+    def rungs(a, b):  # two rungs of the ladder
+        return compare(ladder[a], ladder[b], (a, b), (f"ladder.{a}", f"ladder.{b}"))
+
+    verdicts = {
+        "python_vs_jit": rungs("python", "jit"),
+        "python_vs_numpy": rungs("python", "numpy"),
+        "numpy_vs_jit": rungs("numpy", "jit"),
+        # Does a jitted call cost the same on the largest small input as on one value?
+        "jit_small": compare(small["jit"][-1], one["jit"], ("larger", "one"),
+                             (f"small.jit.{len(small['jit']) - 1}", "one.jit")),
+        # ... and is what it adds at most CLOSE times its elements' work in the ladder?
+        "jit_small_work": {
+            "kind": "explained" if extra <= CLOSE * work else "unexplained",
+            "extra": extra, "work": work, "n": small["n"][-1]},
+        # Eager JAX's operations: on one core, or on several (a count, not timings).
+        "eager_cores": {"kind": "busy" if busy >= BUSY else "one", "cores": busy,
+                        "from": BUSY},
+    }
+    tables = {
+        "ladder": Table(
+            ["rung", "translated", "dispatches", "time", "per_element", "vs_jit"],
+            [[word(key), word(f"translated_{key}"),
+              word(f"dispatch_{key}", count=dispatches[key]),
+              timing(t), seconds(t["median"] / n),
+              ratio(1.0) if key == "jit" else ratio_of(t, ladder["jit"])]
+             for key, t in ladder.items()],
+            {"n": n}),
+        "one_element": Table(
+            ["rung", "time_one", "dispatches_one", "vs_python"],
+            [[word(key), timing(t), word(f"dispatch_{key}", count=one_dispatches[key]),
+              ratio(1.0) if key == "python" else ratio_of(t, one["python"])]
+             for key, t in one.items()]),
+        "small": Table(
+            ["n", "jit_time", "vs_one", "work"],
+            [[1, timing(one["jit"]), ratio(1.0), seconds(per_element_jit)]]
+            + [[size, timing(t), ratio_of(t, one["jit"]),
+                seconds(per_element_jit * size)]
+               for size, t in zip(small["n"], small["jit"])],
+            {"n": n}),
+    }
+    return Report(tables=tables, verdicts=verdicts)
 
 
-def ladder_figure(timings, n) -> Figure:
+def ladder_figure(data, words):
+    """Bars: each rung's median time per element, whiskers its interquartile range."""
     import matplotlib.pyplot as plt
 
-    names = list(timings)[::-1]  # barh draws upwards: pure Python ends up on top
-    per = [timings[k].median / n * 1e9 for k in names]
-    low = [(timings[k].median - timings[k].q1) / n * 1e9 for k in names]
-    high = [(timings[k].q3 - timings[k].median) / n * 1e9 for k in names]
+    n, ladder = data["n"], data["ladder"]
+    keys = list(ladder)[::-1]  # barh draws upwards: pure Python ends up on top
+    per = [ladder[k]["median"] / n * 1e9 for k in keys]
+    low = [(ladder[k]["median"] - ladder[k]["q1"]) / n * 1e9 for k in keys]
+    high = [(ladder[k]["q3"] - ladder[k]["median"]) / n * 1e9 for k in keys]
     fig, ax = plt.subplots(figsize=(6.4, 2.9))
-    ax.barh(names, per, xerr=[low, high], color=[COLORS[k] for k in names], capsize=3)
+    ax.barh([words[k] for k in keys], per, xerr=[low, high],
+            color=[COLORS[k] for k in keys], capsize=3)
     for y, (value, above) in enumerate(zip(per, high)):  # label past the whisker
         ax.text((value + above) * 1.2, y, fmt_seconds(value * 1e-9), va="center",
                 fontsize=8)
     ax.set_xscale("log")
     ax.set_xlim(min(per) / 3, max(p + h for p, h in zip(per, high)) * 10)
-    ax.set_xlabel("nanoseconds per element (log scale; whiskers = interquartile range)")
-    ax.set_title(f"SELU on the same {n:,} standard normal float32 values")
+    ax.set_xlabel(words["xlabel"])
+    ax.set_title(words["title"].format(n=f"{n:,}"))
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    alt = (f"Horizontal bars on a log scale: time per element of SELU at n = {n:,}. "
-           + ", ".join(f"{k} {fmt_seconds(timings[k].median / n)}" for k in timings)
-           + ".")
-    return Figure(fig, alt, "Median time per element of each rung, measured in one run "
-                            "on the same data; whiskers span the interquartile range.")
+    return fig
 
+
+FIGURES = {"ladder": ladder_figure}
 
 if __name__ == "__main__":
-    main(measure)
+    main(measure, report, FIGURES)
