@@ -135,13 +135,13 @@ def programs_held(x):
     counts = {"before": held()}
     f = jax.jit(lambda x: selu(x) + 1.0)  # a new function: new cache entries
     f(x).block_until_ready()
-    counts["after a first call"] = held()
+    counts["after_first_call"] = held()
     del f  # the caches hold the function weakly: nothing else keeps it alive
     gc.collect()
-    counts["after the function is gone"] = held()
+    counts["after_function_gone"] = held()
     jax.jit(selu)(x).block_until_ready()
     jax.clear_caches()  # empties every in-memory cache of jit
-    counts["after jax.clear_caches()"] = held()
+    counts["after_clear_caches"] = held()
     return counts
 # --8<-- [end:in_memory]
 

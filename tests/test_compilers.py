@@ -17,6 +17,7 @@ def selu_stages():
     return stages(jax.ShapeDtypeStruct((4096,), jnp.float32))
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA:CPU's fusion")
 def test_compiled_hlo_of_selu_contains_a_fusion(selu_stages):
     hlo = selu_stages["optimized_hlo"]
     assert " fusion(" in hlo
@@ -43,6 +44,7 @@ def test_without_metadata_keeps_everything_else():
     assert without_metadata(fusion) == "%f = f32[8]{0} fusion(%x), kind=kLoop, calls=%c"
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA:CPU's cost analysis")
 @pytest.mark.parametrize("n", [1000, 4096])
 def test_cost_analysis_reports_one_transcendental_per_element(n):
     cost = stages(jax.ShapeDtypeStruct((n,), jnp.float32))["cost"]
@@ -75,13 +77,17 @@ def test_ahead_of_time_compiled_selu_equals_jit_and_refuses_other_shapes():
         compiled(jnp.ones(8, jnp.float32))
 
 
-def test_exported_selu_round_trips_and_runs_only_where_exported():
+def test_exported_selu_round_trips():
     restored = load_selu(bytes(export_selu()))  # as read back from a file
-    assert restored.platforms == ("cpu",)
+    assert len(restored.platforms) == 1  # this machine's platform
     for n in (1, 7, 1000):
         x = jnp.asarray(np.random.default_rng(n).standard_normal(n).astype(np.float32))
         np.testing.assert_array_equal(np.asarray(restored.call(x)),
                                       np.asarray(selu_jit(x)))
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="the CUDA-only export runs there")
+def test_exported_selu_runs_only_where_exported():
     with pytest.raises(ValueError, match="exported for platforms"):
         load_selu(export_selu(platforms=("cuda",))).call(jnp.ones(3))
     both = load_selu(export_selu(platforms=("cpu", "cuda")))

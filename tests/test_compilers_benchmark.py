@@ -1,11 +1,205 @@
-"""snippets/compilers_benchmark.py: what the compilers page shows from the build."""
+"""snippets/compilers_benchmark.py: its data, the verdicts report() derives from them, and
+the ways other machines differ (PERTURBATIONS, rendered by tests/sitebuild/test_perturbations.py)."""
 
+import copy
+
+import pytest
+
+from compilers_benchmark import (default_thresholds, fixed_costs, model_verdict, place,
+                                 report)
 from project import ROOT, quick_results
 
 
 def results():
     return quick_results("compilers_benchmark")
 
+
+def _t(median, spread=0.02):
+    """A timing as Timing.as_dict() gives it (the fields report() reads)."""
+    return {"median": median, "q1": median * (1 - spread), "q3": median * (1 + spread),
+            "best": median * (1 - spread), "spread": 2 * spread, "number": 1,
+            "samples": [median]}
+
+
+# ---------------------------------------------------------------- other machines
+
+def _swap_eager_and_jit(data):
+    t = data["traffic"]
+    t["eager"], t["jit"] = t["jit"], t["eager"]
+    return data
+
+
+def _scale(timings, factors):
+    return [{k: (v * f if isinstance(v, float) and k != "spread" else
+                 [s * f for s in v] if k == "samples" else v) for k, v in t.items()}
+            for t, f in zip(timings, factors)]
+
+
+def _eager_at_model(data, factor=1.0):
+    """Eager SELU exactly `factor` times the model's ratio slower than jit at every n."""
+    t, m = data["traffic"], data["model"]
+    model = m["eager_bytes"] / m["fused_bytes"]
+    t["eager"] = [_t(j["median"] * model * factor) for j in t["jit"]]
+    return data
+
+
+def _mixed_model(data):
+    t = _eager_at_model(data)["traffic"]
+    t["eager"][0] = _t(t["eager"][0]["median"] * 3)  # above the model at the smallest n
+    t["eager"][-1] = _t(t["eager"][-1]["median"] / 3)  # below it at the largest
+    return data
+
+
+def _scale_jit_as(factor):
+    def change(data):
+        t = data["traffic"]
+        t["scale_jit"] = [_t(j["median"] * factor) for j in t["jit"]]
+        return data
+    return change
+
+
+def _no_fixed_costs(data):
+    """Time in proportion to n (a machine where dispatch is free)."""
+    t = data["traffic"]
+    for kind in ("eager", "jit", "scale_jit"):
+        per_element = t[kind][-1]["median"] / t["n"][-1]
+        t[kind] = [_t(per_element * n) for n in t["n"]]
+    return data
+
+
+def _warm_slower(data):
+    pc = data["persistent_cache"]
+    timings = pc["timings"]
+    timings["cold"], timings["warm"] = timings["warm"], timings["cold"]
+    return data
+
+
+def _default_run(written, compile_s):
+    def change(data):
+        pc = data["persistent_cache"]
+        run = copy.deepcopy(pc["runs"]["cold"][0])
+        run.update(compile_or_load_s=compile_s, first_call_s=compile_s * 1.5,
+                   cache_writes=int(written))
+        pc["runs"]["default"] = [run]
+        pc["entries"]["default"] = [list(pc["entries"]["cold"][0]) if written else []]
+        return data
+    return change
+
+
+def _three_pairs(data):
+    pc = data["persistent_cache"]
+    for state in ("cold", "warm"):
+        runs = pc["runs"][state]
+        pc["runs"][state] = [dict(runs[0], first_call_s=runs[0]["first_call_s"] * f)
+                             for f in (1.0, 0.8, 1.3)]
+        pc["entries"][state] = pc["entries"][state] * 3
+    pc["pairs"] = 3
+    return data
+
+
+def _gpu_listing(data):
+    """What another backend may compile: two fusions, temporaries, another cost count."""
+    listing = data["listing"]
+    listing["fusions"] = listing["fusions"] * 2
+    listing["temp_bytes"] = 4_000_000
+    data["cost"] = {**data["cost"], "bytes accessed": data["cost"]["bytes accessed"] * 2}
+    data["backend"] = "gpu"
+    return data
+
+
+def _no_fusion(data):
+    data["listing"]["fusions"] = []
+    return data
+
+
+def _cuda_export_runs(data):
+    data["export"].update(platforms=["cuda"])
+    data["export"]["elsewhere"].update(ran=True, error=None)
+    return data
+
+
+PERTURBATIONS = {
+    "eager faster than jit at every n": _swap_eager_and_jit,
+    "the model inside the range at every n": _eager_at_model,
+    "the model below the range at every n": lambda d: _eager_at_model(d, 3.0),
+    "the model above the range at one n, below at another": _mixed_model,
+    "jitted 1.05 * x never faster than jitted SELU": _scale_jit_as(1.0),
+    "jitted 1.05 * x faster at every n": _scale_jit_as(0.5),
+    "no fixed costs": _no_fixed_costs,
+    "warm process slower than cold": _warm_slower,
+    "default thresholds wrote SELU": _default_run(True, 1.4),
+    "default thresholds wrote nothing": _default_run(False, 0.05),
+    "three pairs": _three_pairs,
+    "two fusions and temporaries (another backend)": _gpu_listing,
+    "no fusion": _no_fusion,
+    "a CUDA-only export runs (CUDA host)": _cuda_export_runs,
+}
+
+
+# ---------------------------------------------------------------- report() on made-up data
+
+def test_the_model_against_the_range_says_when_it_sits_at_an_edge():
+    jit = {"median": 1.0, "q1": 0.95, "q3": 1.05}
+    assert place({"q1": 5.9, "q3": 7.5}, jit, 6.25) == "inside"
+    # the range's lower end, 5.9 / 1.05 = 5.62, lies within EDGE (5 %) of the model, 5.8
+    assert place({"q1": 5.9, "q3": 7.0}, jit, 5.8) == "edge"
+    assert place({"q1": 7.0, "q3": 8.0}, jit, 6.25) == "below"
+    assert place({"q1": 4.0, "q3": 5.0}, jit, 6.25) == "above"
+
+
+def _traffic(eager, jit, scale=None):
+    n = [10**3, 10**5, 10**7][:len(eager)]
+    return {"n": n, "repeats": 5, "eager": [_t(e) for e in eager], "jit": [_t(j) for j in jit],
+            "scale_jit": [_t(s) for s in (scale or jit)]}
+
+
+@pytest.mark.parametrize("eager, kind, holds", [
+    ([6.25, 6.25, 6.25], "all", 3),
+    ([6.25, 3.0, 3.0], "some", 1),
+    ([3.0, 3.0, 3.0], "above", 0),
+    ([20.0, 20.0, 20.0], "below", 0),
+    ([20.0, 3.0, 3.0], "mixed", 0),
+])
+def test_the_model_verdict_counts_the_sizes_that_hold_it(eager, kind, holds):
+    verdict = model_verdict(_traffic(eager, [1.0] * 3), 6.25)
+    assert (verdict["kind"], verdict["holds"], verdict["sizes"]) == (kind, holds, 3)
+
+
+def test_fixed_costs_dominate_only_where_the_smallest_calls_cost_more_than_their_share():
+    dominant = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6]))
+    assert dominant["kind"] == "dominant" and dominant["jit_percent"] > 50
+    linear = fixed_costs(_traffic([1e-6, 100e-6], [0.2e-6, 20e-6]))
+    assert linear["kind"] == "minor" and linear["eager_percent"] == pytest.approx(0, abs=1e-9)
+
+
+def test_default_thresholds_are_read_from_the_process_or_said_not_run():
+    pc = {"defaults": {"min_compile_time_secs": 1.0}, "runs": {"default": []},
+          "timings": {"cold": {"compile_or_load": {"median": 0.05}}}}
+    assert default_thresholds(pc) == {"kind": "not_run", "compile_s": 0.05, "under": True,
+                                      "min_compile_time_secs": 1.0}
+    pc["runs"]["default"] = [{"compile_or_load_s": 1.5}]
+    pc["entries"] = {"default": [["jit_selu-abc-cache"]]}
+    assert default_thresholds(pc)["kind"] == "written"
+
+
+def test_the_perturbations_change_what_they_say(built_site):
+    base = results()["data"]
+    verdicts = {label: report(change(copy.deepcopy(base))).verdicts
+                for label, change in PERTURBATIONS.items()}
+    assert verdicts["eager faster than jit at every n"]["most_saving"]["winner"] in ("eager", None)
+    assert verdicts["the model inside the range at every n"]["model"]["kind"] == "all"
+    assert verdicts["the model below the range at every n"]["model"]["kind"] == "below"
+    assert verdicts["the model above the range at one n, below at another"]["model"]["kind"] == "mixed"
+    assert verdicts["jitted 1.05 * x never faster than jitted SELU"]["exp_cost"]["winner"] is None
+    assert verdicts["jitted 1.05 * x faster at every n"]["exp_cost"]["winner"] == "scale_jit"
+    assert verdicts["no fixed costs"]["fixed_costs"]["kind"] == "minor"
+    assert verdicts["warm process slower than cold"]["warm_load"]["winner"] == "cold"
+    assert verdicts["default thresholds wrote SELU"]["default_thresholds"]["kind"] == "written"
+    assert verdicts["default thresholds wrote nothing"]["default_thresholds"]["kind"] == "not_written"
+    assert verdicts["two fusions and temporaries (another backend)"]["cost"]["kind"] == "differs"
+
+
+# ---------------------------------------------------------------- the quick build's results
 
 def test_persistent_cache_runs_behaved_as_the_page_says(built_site):
     cache = results()["data"]["persistent_cache"]
@@ -19,27 +213,24 @@ def test_persistent_cache_runs_behaved_as_the_page_says(built_site):
     assert len(cache["entries"]["moved"][0]) == 2
     assert any(line.startswith("Persistent compilation cache hit for 'jit_selu'")
                for line in warm["log"])
-    assert cold["defaults"]["min_compile_time_secs"] == 1.0  # what the page explains
-    assert cache["configured_late"]["second"] == []
+    assert cache["defaults"]["min_compile_time_secs"] == 1.0  # what the page explains
+    assert cache["late"]["second"] == [] and "jit_selu" in cache["late"]["programs"]
+
+
+def test_results_name_their_facts_and_hold_no_words(built_site):
+    res = results()
+    assert {"compilers.cache_round_trip", "compilers.jit_cache_capacities",
+            "compilers.aot_refuses_other_shapes"} <= set(res["facts"])
+    assert "text" not in res and "stamp" not in res
+    assert res["figures"] == ["model_vs_measured"]
 
 
 def test_page_shows_the_fusion_without_build_paths(built_site):
-    res = results()
+    data = results()["data"]
     html = (built_site / "compilers" / "index.html").read_text()
     assert "kind=kLoop" in html and "exponential" in html
     assert "metadata=" not in html and str(ROOT) not in html
     assert "<tmp>/moved" in html or "&lt;tmp&gt;/moved" in html
-    assert res["text"]["capacity"]["dispatch"] == "8,192" and "8,192" in html
-    assert "exported for platforms" in html
-
-
-def test_the_model_against_the_range_says_when_it_sits_at_an_edge():
-    from compilers_benchmark import against_model
-    from measurement import Timing
-
-    jit = Timing([0.9, 1.0, 1.1], 1)  # quartiles 0.95 and 1.05
-    assert against_model(Timing([5.9, 6.25, 7.5], 1), jit, 6.25) == "within the range"
-    # the range's lower end, 6.25 / 1.05 = 5.95, lies within 5 % of the model, 6.0
-    assert against_model(Timing([6.0, 6.5, 7.0], 1), jit, 6.0) == "at the edge of the range"
-    assert against_model(Timing([7.0, 7.5, 8.0], 1), jit, 6.25) == "below the range"
-    assert against_model(Timing([4.0, 4.5, 5.0], 1), jit, 6.25) == "above the range"
+    assert data["in_memory"]["capacities"]["dispatch"] == 8192 and "8,192" in html
+    if data["export"]["elsewhere"]["error"]:
+        assert "exported for platforms" in html
