@@ -1,5 +1,5 @@
-"""What jax.jit does, captured and measured: tracing, the cache, break-even,
-asynchronous dispatch and buffer donation.
+"""What jax.jit does, captured and measured: tracing, the cache, how long a program
+stays cached, break-even, asynchronous dispatch and buffer donation.
 
     python snippets/jit_benchmark.py            # full size: the tables for your machine
     python snippets/jit_benchmark.py --quick    # small sizes, a few seconds
@@ -11,115 +11,196 @@ import io
 import math
 import mmap
 import time
+import types
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from compilation import count_compilations
 from jit import (CASES, break_even_range, copies_in, dispatch_timeline, donation_demo,
-                 run_case, selu_jaxpr, set_first, three_calls, time_one_call)
-from measurement import (DocumentationMismatch, Figure, Report, Timing, fmt_ratio,
-                         fmt_seconds, fmt_timing, main, markdown_table, relative_paths,
-                         time_calls)
+                 run_case, selu_jaxpr, selu_loud, set_first, three_calls, time_one_call)
+from measurement import (Report, Table, Timing, compare, fact, main, ratio, ratio_of,
+                         relative_paths, seconds, time_calls, timing, trend, word)
 from selu import (eager_call, first_call_stages, jit_call, numpy_call, random_input,
                   selu_jit)
 from selu_benchmark import xla_threads
 
+FIRST = (0, 1, True, 1)  # an empty cache: one entry, one trace, one compilation
+# What the page says of each cache case: for every call, (cache size before, after,
+# traced, XLA compilations). Facts of the pinned JAX: a change stops the build.
+STATED_CASES = {
+    "new_values": [FIRST, (1, 1, False, 0)],
+    "new_shape": [FIRST, (1, 2, True, 1)],
+    "new_dtype": [FIRST, (1, 2, True, 1)],
+    "weak_type": [FIRST, (1, 1, False, 0), (1, 2, True, 1)],
+    "numpy_array": [FIRST, (1, 2, False, 0)],
+    "placement": [FIRST, (1, 2, False, 1)],
+    "fresh_lambda": [FIRST] * 2,
+    "fresh_partial": [FIRST] * 2,
+    "same_function": [FIRST, (1, 1, False, 0), (1, 1, False, 0)],
+    "bound_method": [FIRST] * 2,
+    "static_argument": [FIRST, (1, 2, True, 1), (2, 2, False, 0)],
+}
+# The bounded caches every jitted function in the process shares, in entries, as the
+# page says (jax 0.10.2: jax/_src/pjit.py, interpreters/pxla.py, util.py).
+STATED_CACHES = {"dispatch": 8192, "trace": 2048, "lower": 2048, "compile": 2048}
+DISPATCH_N = 1_000_000
+FAULTS_SHOWN = 50  # loop page faults per call that name the cause (and 10x singles')
 
-def measure(quick: bool) -> Report:
+
+def measure(quick: bool) -> dict:
     """Capture tracing and the cache at work; measure break-even and dispatch."""
-    report = Report()
-    seconds = report.data["seconds"] = {}  # what each part of this measurement took
+    took, data = {}, {}
     start = time.perf_counter()
-    capture_tracing(report)
-    capture_cache_cases(report)
-    capture_in_place(report)
-    seconds["tracing_and_cache"] = time.perf_counter() - start
+    data["three_calls"] = capture_tracing()
+    data["jaxpr"] = capture_jaxpr()
+    data["cache_cases"], data["log"] = capture_cache_cases()
+    data["caches"] = cache_sizes()
+    data["effects"] = effects_and_the_fast_path()
+    data["in_place_copies"] = capture_in_place()
+    took["tracing_and_cache"] = time.perf_counter() - start
     # One draw of standard normal float32 values (seed 0); each size takes its first n.
     # (Drawing each size anew would compile the random generator once per shape.)
     largest = max(break_even_sizes(quick) + [DISPATCH_N])
     pool = np.asarray(random_input(largest))
-    report.text["input"] = (f"the first n of {largest:,} standard normal float32 "
-                            "values (seed 0)")
-    for part, run in (
-            ("dispatch",
-             lambda: measure_dispatch(report, quick, jnp.asarray(pool[:DISPATCH_N]))),
-            ("break_even", lambda: measure_break_even(report, quick, pool))):
-        start = time.perf_counter()
-        run()
-        seconds[part] = time.perf_counter() - start
+    data["input"] = {"pool": largest, "seed": 0}
+    start = time.perf_counter()
+    data["dispatch"] = measure_dispatch(quick, jnp.asarray(pool[:DISPATCH_N]))
+    took["dispatch"] = time.perf_counter() - start
+    start = time.perf_counter()
+    data["break_even"] = measure_break_even(quick, pool)
+    took["break_even"] = time.perf_counter() - start
     # random_input(5)'s values, as the pool's first five: JAX's draws for one seed
     # are prefixes of each other, and taking them costs no compilation
-    y, message = donation_demo(jnp.asarray(pool[:5]))
-    report.text["donated_error"] = message
-    same = bool((y == selu_jit(jnp.asarray(pool[:5]))).all())
-    report.data["donated_equals_undonated"] = same
-    return report
+    data["donation"] = capture_donation(jnp.asarray(pool[:5]))
+    data["seconds"] = took
+    return data
 
 
 # ---------------------------------------------------------------- tracing
 
-def capture_tracing(report):
+def capture_tracing() -> dict:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         three_calls()
     output = printed.getvalue()
-    report.text["three_calls"] = output.rstrip("\n")
-    report.data["three_calls"] = {"tracing": output.count("tracing selu_loud"),
-                                  "running": output.count("running selu_loud")}
-    if report.data["three_calls"] != {"tracing": 2, "running": 3}:
-        raise DocumentationMismatch(
-            "snippets/jit_benchmark.py: the page says three calls trace twice and run "
-            f"three times; JAX did {report.data['three_calls']}")
+    counts = {"tracing": output.count("tracing selu_loud"),
+              "running": output.count("running selu_loud")}
+    fact("jit.three_calls_trace_twice", counts == {"tracing": 2, "running": 3},
+         f"three_calls() printed:\n{output}")
+    return {"captured": output.rstrip("\n"), **counts}
+
+
+def capture_jaxpr() -> dict:
     jaxpr = selu_jaxpr(jax.ShapeDtypeStruct((1_000_000,), jnp.float32))
-    report.text["jaxpr"] = str(jaxpr)
-    report.text["jaxpr_equations"] = str(len(jaxpr.eqns))
+    text = str(jaxpr)
+    literals = ("1.6699999570846558:f32[]", "1.0499999523162842:f32[]")
+    fact("jit.jaxpr_of_selu", "name=_where" in text and "f32[1000000]" in text
+         and all(literal in text for literal in literals),
+         "the page describes `where` as a nested jit (_where) and alpha and lambda_ "
+         f"as float32 literals; this JAX traces selu as:\n{text}")
+    return {"jaxpr": text, "equations": len(jaxpr.eqns)}
 
 
 # ---------------------------------------------------------------- the cache
 
-def capture_cache_cases(report):
-    if len(CASES) != 11:  # the page's heading and opening say "eleven cases"
-        raise DocumentationMismatch(
-            f"the page says eleven cases; jit.py has {len(CASES)}")
-    rows, data, logs = [], {}, {}
-    for slug, (title, _, _) in CASES.items():
-        calls = run_case(slug)  # raises if a call differs from what the page states
-        keys = ("cache_before", "cache_after", "traced", "compiled")
-        data[slug] = [{k: c[k] for k in keys} for c in calls]
-        rows.append([title,
-                     ", ".join(f"{c['cache_before']} → {c['cache_after']}"
-                               for c in calls),
-                     ", ".join("yes" if c["traced"] else "no" for c in calls),
-                     ", ".join(str(c["compiled"]) for c in calls)])
-        # Every case's first call meets an empty cache and misses: show the rest.
-        log = [relative_paths(m) for c in calls[1:] for m in c["log"]]
-        logs[slug] = ("\n\n".join(log) if log
-                      else "(no message: JAX logged nothing after the first call)")
-    report.text["log"] = logs  # text.log.<case>: what JAX logged after the first call
-    report.data["cache_cases"] = data
-    report.tables["cache_cases"] = markdown_table(
-        ["case", "`_cache_size()` at each call (before → after)", "traced at each call",
-         "XLA compilations at each call"], rows)
+def capture_cache_cases() -> tuple[dict, dict]:
+    """Each case's calls as (cache before, after, traced, compiled), and what JAX logged
+    after each case's first call (which meets an empty cache and always misses)."""
+    keys = ("cache_before", "cache_after", "traced", "compiled")
+    cases, logs = {}, {}
+    for slug in CASES:
+        calls = run_case(slug)
+        seen = [tuple(c[k] for k in keys) for c in calls]
+        fact(f"jit.cache.{slug}", seen == STATED_CASES[slug],
+             f"cache case {slug!r}: the page says (cache before, after, traced, "
+             f"compilations) {STATED_CASES[slug]}, but this JAX did {seen}")
+        cases[slug] = [{k: c[k] for k in keys} for c in calls]
+        logs[slug] = "\n\n".join(relative_paths(m) for c in calls[1:] for m in c["log"])
+    return cases, logs
 
 
-def capture_in_place(report):
-    """x.at[0].set inside jit: a copy of x unless x is donated (the page says so)."""
+def cache_sizes() -> dict:
+    """Entries of the shared caches, read from the installed JAX (private parts)."""
+    from jax._src import pjit
+    from jax._src.interpreters import pxla
+
+    dispatch = {pjit._cpp_pjit_cache_explicit_attributes.capacity(),
+                pjit._cpp_pjit_cache_fun_only.capacity()}  # two C++ caches, one size
+    sizes = {"dispatch": max(dispatch),
+             "trace": pjit._infer_params_cached.cache_info().maxsize,
+             "lower": pjit._pjit_lower.cache_info().maxsize,
+             "compile": pxla._cached_compilation.cache_info().maxsize}
+    fact("jit.cache_sizes", len(dispatch) == 1 and sizes == STATED_CACHES,
+         f"the page gives the shared caches' sizes as {STATED_CACHES}; this JAX has "
+         f"{sizes} (C++ dispatch caches: {sorted(dispatch)})")
+    return sizes
+
+
+def effects_and_the_fast_path() -> dict:
+    """A function with effects (selu_loud's jax.debug.print) gets no entry on the C++
+    fast path (jax/_src/pjit.py, _get_fastpath_data): each call goes through the
+    trace cache, and its program is compiled again once it leaves the lower and compile
+    caches, though its dispatch entry stays. A function without effects (selu_jit)
+    runs from the dispatch cache alone. Both shown with private parts of JAX, cleared
+    by hand as least-recently-used eviction by newer programs would empty them."""
+    from jax._src import pjit
+    from jax._src.interpreters import pxla
+
+    x, calls, found = jnp.ones(3), 3, {}
+    with contextlib.redirect_stdout(io.StringIO()):  # selu_loud's prints
+        for name, f in (("selu_jit", selu_jit), ("selu_loud", selu_loud)):
+            jax.clear_caches()
+            jax.block_until_ready(f(x))
+            jax.effects_barrier()
+            hits = pjit._infer_params_cached.cache_info().hits
+            for _ in range(calls):
+                jax.block_until_ready(f(x))
+            jax.effects_barrier()
+            lookups = pjit._infer_params_cached.cache_info().hits - hits
+            pjit._pjit_lower.cache_clear()
+            pxla._cached_compilation.cache_clear()
+            with count_compilations() as compiled:
+                jax.block_until_ready(f(x))
+                jax.effects_barrier()
+            found[name] = {"calls": calls, "trace_cache_lookups": lookups,
+                           "compilations_after_eviction": compiled.total(),
+                           "dispatch_entries": f._cache_size()}
+    fact("jit.effects_skip_the_fast_path",
+         [(found[n]["trace_cache_lookups"], found[n]["compilations_after_eviction"])
+          for n in ("selu_jit", "selu_loud")] == [(0, 0), (calls, 1)],
+         "the page says a jitted function without effects runs from the dispatch "
+         "cache alone, while one with jax.debug.print goes through the trace cache on "
+         "every call and compiles again once it leaves the lower and compile caches; "
+         f"this JAX did {found}")
+    return found
+
+
+def capture_in_place() -> dict:
+    """x.at[0].set inside jit: copies of x in the optimized program (kept, donated)."""
     v = jnp.ones(1000)
-    kept = copies_in(jax.jit(set_first), v)
-    donated = copies_in(jax.jit(set_first, donate_argnums=0), v)
-    report.data["in_place_copies"] = {"kept": kept, "donated": donated}
-    if (kept, donated) != (1, 0):
-        raise DocumentationMismatch(
-            "snippets/jit_benchmark.py: the page says x.at[0].set compiles to one copy "
-            f"of a kept argument and none of a donated one; this JAX keeps {kept} and "
-            f"{donated}")
+    copies = {"kept": copies_in(jax.jit(set_first), v),
+              "donated": copies_in(jax.jit(set_first, donate_argnums=0), v)}
+    if jax.default_backend() == "cpu":  # XLA:CPU's program; others' may differ
+        fact("jit.in_place_copies_cpu", copies == {"kept": 1, "donated": 0},
+             f"the page says XLA:CPU copies a kept argument of x.at[0].set once and a "
+             f"donated one never; this JAX: {copies}")
+    return copies
+
+
+def capture_donation(x) -> dict:
+    expected = selu_jit(x)
+    y, error = donation_demo(x)
+    equal = bool((y == expected).all())
+    fact("jit.donated_array_deleted",
+         error is not None and "deleted" in error and equal,
+         "the page says a donated array is deleted (using it raises) and the result "
+         f"is unchanged; this JAX: error {error!r}, result equal: {equal}")
+    return {"error": error, "equals_undonated": equal}
 
 
 # ---------------------------------------------------------------- asynchronous dispatch
-
-DISPATCH_N = 1_000_000
-
 
 def page_faults() -> int | None:
     """Minor page faults of this process so far: first touches of memory it was given
@@ -131,94 +212,38 @@ def page_faults() -> int | None:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-def faults_per_call(measure, calls):
-    """measure()'s result, and the page faults per call while it ran."""
+def faults_per_call(run, calls):
+    """run()'s result, and the page faults per call while it ran."""
     before = page_faults()
-    result = measure()
+    result = run()
     return result, None if before is None else (page_faults() - before) / calls
 
 
-def measure_dispatch(report, quick, x):
+def measure_dispatch(quick, x) -> dict:
     n, calls, runs = DISPATCH_N, 20, (3 if quick else 5)
     # each run's own faults: later runs reuse memory that earlier ones faulted in
     # (dispatch_timeline makes one warm-up call before its `calls`)
     timed = [faults_per_call(lambda: dispatch_timeline(selu_jit, x, calls=calls),
                              calls + 1) for _ in range(runs)]
-    timed.sort(key=lambda run: run[0][1][-1])  # by total: the median run is shown
-    (returned, ready), loop_faults = timed[len(timed) // 2]
+    by_total = sorted(timed, key=lambda run: run[0][1][-1])
+    shown = by_total[len(timed) // 2]  # the run with the median total
+    (returned, ready), loop_faults = shown
     count = 5 if quick else 15
     singles, single_faults = faults_per_call(
         lambda: [time_one_call(selu_jit, x) for _ in range(count)], count)
-    bare = Timing([s[0] for s in singles], 1)
-    blocked = Timing([s[1] for s in singles], 1)
-    report.data["dispatch"] = {
-        "n": n, "calls": calls, "runs": runs, "returned": returned, "ready": ready,
+    over_runs = lambda pick: Timing([pick(r, d) for (r, d), _ in timed], 1).as_dict()  # noqa: E731
+    return {
+        "n": n, "calls": calls, "runs": runs, "singles": count,
+        "returned": returned, "ready": ready,  # the run with the median total
         "all_runs": [{"returned": r, "ready": d, "page_faults_per_call": f}
                      for (r, d), f in timed],
-        "one_call_returned": bare.as_dict(), "one_call_ready": blocked.as_dict(),
-        "page_faults_per_call": {"median_run": loop_faults,
-                                 "single_calls": single_faults}}
-    report.tables["dispatch"] = markdown_table(
-        [f"jitted SELU, n = {n:,}", "returned after", "result ready after",
-         "ready / returned"],
-        [[f"one call, from idle (median of {len(singles)})", fmt_timing(bare),
-          fmt_timing(blocked), fmt_ratio(blocked.median / bare.median)],
-         [f"a loop of {calls} calls (of {runs} loops, the one with the median total)",
-          fmt_seconds(returned[-1]), fmt_seconds(ready[-1]),
-          fmt_ratio(ready[-1] / returned[-1])]])
-    report.text.update(
-        dispatch_n=f"{n:,}", dispatch_calls=str(calls), dispatch_runs=str(runs),
-        loop_returned=fmt_seconds(returned[-1]), loop_ready=fmt_seconds(ready[-1]),
-        loop_per_call_returned=fmt_seconds(returned[-1] / calls),
-        loop_per_call_ready=fmt_seconds(ready[-1] / calls),
-        one_returned=fmt_seconds(bare.median), one_ready=fmt_seconds(blocked.median),
-        under_report=fmt_ratio(blocked.median / bare.median),
-        loop_vs_single=loop_vs_single(ready[-1] / calls, blocked.median, loop_faults,
-                                      single_faults, x.nbytes))
-    report.figures["dispatch"] = dispatch_figure(returned, ready, n)
-
-
-def loop_vs_single(loop_per_call, single, loop_faults, single_faults, nbytes) -> str:
-    """How a call in the loop compares with a single call from idle, and why, as
-    measured: the cause is named only where the page faults show it."""
-    ratio = loop_per_call / single
-    if 1 / 1.5 <= ratio <= 1.5:
-        return ("Per call, that is close to a single call from idle "
-                f"({fmt_ratio(ratio)}).")
-    said = (f"Per call, that is {fmt_ratio(ratio)} the time of a single call from "
-            f"idle ({fmt_seconds(single)}, timed just after)")
-    few = max(10 * (single_faults or 0), 50)
-    if loop_faults is None or ratio < 1 or loop_faults < few:
-        return said + "."
-    return (f"{said}: the loop keeps its results alive, so calls write to fresh "
-            f"memory ({loop_faults:,.0f} page faults per call, "
-            f"{nbytes / mmap.PAGESIZE:,.0f} pages per result; single calls, which "
-            f"reuse freed memory, {single_faults:,.0f}).")
-
-
-def dispatch_figure(returned, ready, n) -> Figure:
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    index = range(1, len(returned) + 1)
-    ms = lambda seconds: [s * 1e3 for s in seconds]  # noqa: E731
-    ax.hlines(index, ms(returned), ms(ready), color="0.75", linewidth=1)
-    ax.plot(ms(returned), index, "o", markersize=4, label="call returned (dispatched)")
-    ax.plot(ms(ready), index, "s", markersize=4, label="result ready")
-    ax.set_xlabel("milliseconds since the loop started")
-    ax.set_ylabel("call")
-    ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.invert_yaxis()
-    ax.set_title(f"A loop of {len(returned)} jitted SELU calls, n = {n:,}")
-    ax.legend(loc="upper right", fontsize=8)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    alt = (f"Timeline of {len(returned)} calls of jitted SELU at n = {n:,}, one row "
-           f"per call. All calls returned within {fmt_seconds(returned[-1])} of the "
-           "start; their results became ready one after another, the last after "
-           f"{fmt_seconds(ready[-1])}.")
-    return Figure(fig, alt, "When each call returned to Python (circles) and when its "
-                            "result was ready (squares); the grey line is the time the "
-                            "work spent queued or running.")
+        "loop_returned": over_runs(lambda r, d: r[-1]),
+        "loop_ready": over_runs(lambda r, d: d[-1]),
+        "loop_per_call": over_runs(lambda r, d: d[-1] / calls),
+        "one_call_returned": Timing([s[0] for s in singles], 1).as_dict(),
+        "one_call_ready": Timing([s[1] for s in singles], 1).as_dict(),
+        "page_faults_per_call": {"loop": loop_faults, "single_calls": single_faults},
+        "result_bytes": x.nbytes, "page_bytes": mmap.PAGESIZE}
 
 
 # ---------------------------------------------------------------- break-even
@@ -227,10 +252,14 @@ def break_even_sizes(quick):
     return [10**3, 10**5] if quick else [10**k for k in range(3, 8)]
 
 
-def measure_break_even(report, quick, pool):
+def measure_break_even(quick, pool) -> dict:
+    """Per size: the first jitted call (from empty caches), and steady calls of jit,
+    eager JAX and NumPy, timed in turns; XLA:CPU's threads for the jitted loop."""
     first_repeats = 2 if quick else 5
-    rows, data = [], []
-    for n in break_even_sizes(quick):
+    ways = ("first", "compiling", "jit", "eager", "numpy")
+    out = {"n": break_even_sizes(quick), "first_repeats": first_repeats, "repeats": [],
+           "xla_threads": [], **{way: [] for way in ways}}
+    for n in out["n"]:
         x_np = pool[:n]
         x = jnp.asarray(x_np)
         # Eager JAX and NumPy take 0.1 s or more per call at n = 10^7: fewer samples.
@@ -240,87 +269,155 @@ def measure_break_even(report, quick, pool):
                             "numpy": functools.partial(numpy_call, x_np)},
                            repeats=repeats, warmup=warmup,
                            min_sample_s=0.002 if quick else 0.005)
-        jit, eager, numpy = timed["jit"], timed["eager"], timed["numpy"]
-        threads = xla_threads(x)
+        out["repeats"].append(repeats)
+        cpu = jax.default_backend() == "cpu"  # XLA:CPU writes its plan; others do not
+        out["xla_threads"].append(xla_threads(x) if cpu else None)
         # Last, because each first call starts by clearing every cache (eager's too).
         stages = [first_call_stages(x) for _ in range(first_repeats)]
-        first = Timing([sum(s.values()) for s in stages], 1)
-        compiling = Timing([s["trace_and_lower"] + s["compile"] for s in stages], 1)
-        vs_eager = break_even_range(first, jit, eager)
-        vs_numpy = break_even_range(first, jit, numpy)
-        data.append({"n": n, "repeats": repeats, "xla_threads": threads,
-                     "first": first.as_dict(), "compiling": compiling.as_dict(),
-                     "jit": jit.as_dict(), "eager": eager.as_dict(),
-                     "numpy": numpy.as_dict(), "vs_eager": vs_eager,
-                     "vs_numpy": vs_numpy})
-        rows.append([f"{n:,}", fmt_timing(first), fmt_timing(jit), str(threads),
-                     fmt_timing(eager), fmt_timing(numpy), fmt_calls_range(vs_eager),
-                     fmt_calls_range(vs_numpy)])
-    savings = [row["eager"]["median"] - row["jit"]["median"] for row in data]
-    if not quick and not savings[-3] < savings[-2] < savings[-1]:
-        raise DocumentationMismatch(
-            "the page says the saving per call (eager minus jit) grows with n once n "
-            f"is large; at the three largest n it was {savings[-3:]} s")
-    report.data["break_even"] = json_safe(data)
-    report.tables["break_even"] = markdown_table(
-        ["n", "first jitted call", "jitted call", "its XLA threads", "eager call",
-         "NumPy call (1 thread)", "calls for jit to beat eager",
-         "calls for jit to beat NumPy"], rows)
-    small, large = data[0], data[-1]
-    report.text["be_when"] = {  # text.be_when.<size>.<other>
-        size: {"eager": when(row["vs_eager"]), "numpy": when(row["vs_numpy"])}
-        for size, row in (("small", small), ("large", large))}
-    report.text.update(
-        be_first_repeats=str(first_repeats),
-        be_small_n=f"{small['n']:,}", be_large_n=f"{large['n']:,}",
-        be_small_eager=fmt_calls_range(small["vs_eager"]),
-        be_small_numpy=fmt_calls_range(small["vs_numpy"]),
-        be_large_eager=fmt_calls_range(large["vs_eager"]),
-        be_large_numpy=fmt_calls_range(large["vs_numpy"]),
-        be_small_first=fmt_seconds(small["first"]["median"]),
-        be_small_compiling=fmt_seconds(small["compiling"]["median"]),
-        be_large_first=fmt_seconds(large["first"]["median"]),
-        be_small_threads=str(small["xla_threads"]),
-        be_large_threads=str(large["xla_threads"]),
-        )
+        out["first"].append(Timing([sum(s.values()) for s in stages], 1).as_dict())
+        out["compiling"].append(
+            Timing([s["trace_and_lower"] + s["compile"] for s in stages], 1).as_dict())
+        for way in ("jit", "eager", "numpy"):
+            out[way].append(timed[way].as_dict())
+    return out
 
 
-def when(median_low_high):
-    """Prose for a break-even: 'after 12 (9 to 15) calls', 'never at the medians
-    (after 9 calls at best)', or 'never'."""
-    median, low, high = median_low_high
-    if math.isinf(low):
-        return "never"
-    if math.isinf(median):
-        return f"never at the medians (after {fmt_calls(low)} calls at best)"
-    if low == median == high:  # no spread to state
-        return f"after {fmt_calls(median)} call" + ("" if median == 1 else "s")
-    return f"after {fmt_calls_range(median_low_high)} calls"
+# ---------------------------------------------------------------- the report
+
+def quartiles(t):
+    """A Timing's as_dict() as break_even_range reads it (median, q1, q3)."""
+    return types.SimpleNamespace(median=t["median"], q1=t["q1"], q3=t["q3"])
 
 
-def fmt_calls(calls):
-    return "never" if math.isinf(calls) else f"{calls:,}"
+def break_even(data, other, i) -> dict:
+    """Calls for jit to beat `other` at size i, as data a page words: kind "after"
+    (calls, low, high over the quartiles), "never_at_medians" (low: the best corner),
+    or "never"."""
+    be = data["break_even"]
+    median, low, high = break_even_range(
+        quartiles(be["first"][i]), quartiles(be["jit"][i]), quartiles(be[other][i]))
+    kind = ("never" if math.isinf(low) else
+            "never_at_medians" if math.isinf(median) else "after")
+    finite = lambda c: None if math.isinf(c) else int(c)  # noqa: E731  (JSON has no inf)
+    return {"kind": kind, "n": be["n"][i], "other": other, "calls": finite(median),
+            "low": finite(low), "high": finite(high)}
 
 
-def fmt_calls_range(median_low_high):
-    median, low, high = median_low_high
-    if math.isinf(low):
-        return "never"
-    if math.isinf(median):
-        return f"never ({fmt_calls(low)} at best)"
-    return f"{fmt_calls(median)} ({fmt_calls(low)} to {fmt_calls(high)})"
+def calls_cell(v) -> dict:
+    if v["kind"] == "never":
+        return word("never")
+    if v["kind"] == "never_at_medians":
+        return word("never_at_medians", best=v["low"])
+    if v["low"] == v["high"]:
+        return word("calls_exact", calls=v["calls"])
+    return word("calls_range", calls=v["calls"], low=v["low"], high=v["high"])
 
 
-def json_safe(value):
-    """inf (jit never catches up) as the string "inf": JSON has no infinity."""
-    if isinstance(value, float) and math.isinf(value):
-        return "inf"
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
+def saving_trend(data) -> dict:
+    """How the saving per call (eager minus jit, medians) moves over the largest three
+    sizes: trend()'s kinds, or "none" where jit saved nothing at one of them."""
+    be = data["break_even"]
+    sizes = be["n"][-3:]
+    savings = [be["eager"][i]["median"] - be["jit"][i]["median"]
+               for i in range(len(be["n"]))][-3:]
+    found = (trend(savings) if min(savings) > 0 else
+             {"kind": "none", "factor": None, "first": savings[0], "last": savings[-1]})
+    return {**found, "n": sizes, "savings": savings}
 
+
+def page_faults_verdict(data) -> dict:
+    """Whether the page faults name the cause of a loop call's extra time: "shown" (the
+    loop faulted at least FAULTS_SHOWN pages per call and 10x the single calls), "few",
+    or "not_counted" (no resource module)."""
+    d = data["dispatch"]
+    faults = d["page_faults_per_call"]
+    loop, single = faults["loop"], faults["single_calls"]
+    kind = ("not_counted" if loop is None else
+            "shown" if loop >= max(10 * (single or 0), FAULTS_SHOWN) else "few")
+    return {"kind": kind, "loop": loop, "single": single,
+            "pages_per_result": d["result_bytes"] / d["page_bytes"]}
+
+
+def report(data: dict) -> Report:
+    """Tables and verdicts of the jit page, from its data alone."""
+    be, d = data["break_even"], data["dispatch"]
+    last = len(be["n"]) - 1
+    sizes = (("smallest", 0), ("largest", last))
+
+    def compared(a, b, names):  # two timings of data["dispatch"], read from there
+        return compare(d[a], d[b], names, (f"dispatch.{a}", f"dispatch.{b}"))
+
+    verdicts = {
+        **{f"beats_{other}_{where}": break_even(data, other, i)
+           for other in ("eager", "numpy") for where, i in sizes},
+        "saving": saving_trend(data),
+        "single_returns_early": compared("one_call_returned", "one_call_ready",
+                                         ("returned", "ready")),
+        "loop_returns_early": compared("loop_returned", "loop_ready",
+                                       ("returned", "ready")),
+        "loop_vs_single": compared("loop_per_call", "one_call_ready",
+                                   ("loop", "single")),
+        "page_faults": page_faults_verdict(data),
+    }
+    threads = None not in be["xla_threads"]  # XLA:CPU writes its plan; others do not
+    tables = {
+        "cache_cases": Table(
+            ["case", "cache_size", "traced", "compilations"],
+            [[word(slug),
+              ", ".join(f"{c['cache_before']} → {c['cache_after']}" for c in calls),
+              word("traced_" + "".join("y" if c["traced"] else "n" for c in calls)),
+              ", ".join(str(c["compiled"]) for c in calls)]
+             for slug, calls in data["cache_cases"].items()]),
+        "effects": Table(
+            ["function", "trace_cache_lookups", "compilations_after_eviction"],
+            [[name, f["trace_cache_lookups"], f["compilations_after_eviction"]]
+             for name, f in data["effects"].items()],
+            {"calls": data["effects"]["selu_jit"]["calls"]}),
+        "break_even": Table(
+            ["n", "first", "jit"] + (["xla_threads"] if threads else [])
+            + ["eager", "numpy", "beats_eager", "beats_numpy"],
+            [[n, timing(be["first"][i]), timing(be["jit"][i])]
+             + ([be["xla_threads"][i]] if threads else [])
+             + [timing(be["eager"][i]), timing(be["numpy"][i]),
+                calls_cell(break_even(data, "eager", i)),
+                calls_cell(break_even(data, "numpy", i))]
+             for i, n in enumerate(be["n"])]),
+        "dispatch": Table(
+            ["what", "returned", "ready", "ready_vs_returned"],
+            [[word("one_call", singles=d["singles"]), timing(d["one_call_returned"]),
+              timing(d["one_call_ready"]),
+              ratio_of(d["one_call_ready"], d["one_call_returned"])],
+             [word("loop", calls=d["calls"], runs=d["runs"]),
+              seconds(d["returned"][-1]), seconds(d["ready"][-1]),
+              ratio(d["ready"][-1] / d["returned"][-1])]],
+            {"n": d["n"]}),
+    }
+    return Report(tables=tables, verdicts=verdicts)
+
+
+def dispatch_figure(data, words):
+    """A row per call of the loop with the median total: when it returned, was ready."""
+    import matplotlib.pyplot as plt
+
+    d = data["dispatch"]
+    returned, ready = d["returned"], d["ready"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    index = range(1, len(returned) + 1)
+    ms = lambda values: [s * 1e3 for s in values]  # noqa: E731
+    ax.hlines(index, ms(returned), ms(ready), color="0.75", linewidth=1)
+    ax.plot(ms(returned), index, "o", markersize=4, label=words["returned_marker"])
+    ax.plot(ms(ready), index, "s", markersize=4, label=words["ready_marker"])
+    ax.set_xlabel(words["xlabel"])
+    ax.set_ylabel(words["ylabel"])
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.invert_yaxis()
+    ax.set_title(words["title"].format(calls=len(returned), n=f"{d['n']:,}"))
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+FIGURES = {"dispatch": dispatch_figure}
 
 if __name__ == "__main__":
-    main(measure)
+    main(measure, report, FIGURES)

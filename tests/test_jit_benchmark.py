@@ -1,57 +1,258 @@
-"""snippets/jit_benchmark.py and docs/jit.md: what the build captured, and the page."""
+"""snippets/jit_benchmark.py and docs/jit.md: what the build captured, the verdicts the page
+words (re-derived from changed data), and the page in both editions."""
 
-import math
-import mmap
+import copy
+import json
 import re
 
+import pytest
+from mkdocs.utils.meta import get_data
+
+import jit_benchmark
+import page_templates
 from jit import CASES
-from project import ROOT, quick_results, text_used
+from jit_benchmark import STATED_CASES, report
+from project import ROOT, quick_results
+
+EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
+WAYS = ("first", "compiling", "jit", "eager", "numpy")
 
 
-def results():
-    return quick_results("jit_benchmark")
+# ---------------------------------------------------------------- how other machines differ
+# (tests/sitebuild/test_perturbations.py re-reports and renders every page with each)
+
+def _swap(data, a, b):
+    d = data["dispatch"]
+    d[a], d[b] = d[b], d[a]
+    return data
 
 
-def test_every_number_the_page_uses_was_measured(built_site):
-    used = text_used((ROOT / "docs" / "jit.md").read_text(), "jit_benchmark")
-    assert used and all(used.values()), [path for path, v in used.items() if not v]
+def _shift(timing, delta):
+    """A timing moved by delta seconds: median, quartiles, best and samples."""
+    return {**timing, **{k: timing[k] + delta for k in ("median", "q1", "q3", "best")},
+            "samples": [s + delta for s in timing["samples"]]}
 
 
-def test_the_trace_time_print_ran_once_per_compilation_at_build(built_site):
-    res = results()
-    assert res["data"]["three_calls"] == {"tracing": 2, "running": 3}
-    assert "JitTracer(float32[2])" in res["text"]["three_calls"]
-    assert "f32[1000000]" in res["text"]["jaxpr"]
+def _savings_reversed(data):
+    """eager - jit per size reversed: the saving shrinks as n grows."""
+    be = data["break_even"]
+    savings = [e["median"] - j["median"] for e, j in zip(be["eager"], be["jit"])]
+    be["eager"] = [_shift(e, s - was) for e, s, was in zip(be["eager"], savings[::-1], savings)]
+    return data
 
 
-def test_the_cache_cases_at_build_match_what_the_page_states(built_site):
-    measured = results()["data"]["cache_cases"]
-    for slug, (_, _, expected) in CASES.items():
-        got = [(c["cache_before"], c["cache_after"], c["traced"], c["compiled"])
-               for c in measured[slug]]
+def _like(data, way, other, factor=1.0):
+    """`way` timed as `other` times factor at every size."""
+    be = data["break_even"]
+    be[way] = [{**t, **{k: t[k] * factor for k in ("median", "q1", "q3", "best")},
+                "samples": [s * factor for s in t["samples"]]} for t in be[other]]
+    return data
+
+
+def _never_at_medians(data):
+    """eager as fast as jit at the medians, slower at its upper quartile: a corner saves."""
+    _like(data, "eager", "jit")
+    for t in data["break_even"]["eager"]:
+        t["q3"] = t["median"] * 3
+    return data
+
+
+def _set(path, value):
+    def change(data):
+        *head, last = path.split(".")
+        where = data
+        for part in head:
+            where = where[part]
+        where[last] = value(where[last]) if callable(value) else value
+        return data
+    return change
+
+
+def _returns_when_ready(data):
+    d = data["dispatch"]
+    d["one_call_returned"], d["loop_returned"] = d["one_call_ready"], d["loop_ready"]
+    d["returned"] = list(d["ready"])
+    return data
+
+
+PERTURBATIONS = {
+    "single call faster than a loop call": lambda data: _swap(data, "loop_per_call", "one_call_ready"),
+    "loop call as fast as a single call":
+        lambda data: _set("dispatch.loop_per_call", copy.deepcopy(data["dispatch"]["one_call_ready"]))(data),
+    "calls return only when ready": _returns_when_ready,
+    "page faults not counted": _set("dispatch.page_faults_per_call", {"loop": None, "single_calls": None}),
+    "few page faults": _set("dispatch.page_faults_per_call", {"loop": 3.0, "single_calls": 2.0}),
+    "saving shrinks with n": _savings_reversed,
+    "eager ten times as fast as jit": lambda data: _like(data, "eager", "jit", 0.1),
+    "jit saves only at a corner": _never_at_medians,
+    "NumPy ten times as fast as jit everywhere": lambda data: _like(data, "numpy", "jit", 0.1),
+    "eager 10x slower than jit": lambda data: _like(data, "eager", "jit", 10.0),
+    "XLA threads 1": lambda data: _set("break_even.xla_threads", [1] * len(data["break_even"]["n"]))(data),
+    "XLA threads 16": lambda data: _set("break_even.xla_threads", [16] * len(data["break_even"]["n"]))(data),
+    "no XLA:CPU thread plan (another backend)":
+        lambda data: _set("break_even.xla_threads", [None] * len(data["break_even"]["n"]))(data),
+    "no copy kept in place": _set("in_place_copies", {"kept": 0, "donated": 0}),
+}
+
+
+@pytest.fixture(scope="module")
+def data():
+    """This chapter's data, measured once in quick mode (a few seconds), as results.json holds it."""
+    return json.loads(json.dumps(jit_benchmark.measure(True)))
+
+
+def render(data, edition="en", results=None):
+    """docs/jit.md (or the Korean page) rendered from `data` re-reported; SELU pending."""
+    rep = report(data)
+    res = {"environment": {"backend": "cpu", "jax": "0.10.2", "cpu": "test", "cores": 2},
+           "quick": True, "data": data, "verdicts": rep.verdicts,
+           "tables": {k: t.as_dict() for k, t in rep.tables.items()}, "figures": ["dispatch"]}
+    text, meta = get_data((EDITIONS[edition] / "jit.md").read_text(encoding="utf-8"))
+    return page_templates.render(text, page="jit.md", page_url="jit/",
+                                 results={"jit_benchmark": res, "selu_benchmark": results},
+                                 words=page_templates.load_words(EDITIONS[edition]),
+                                 page_words=meta.get("words"))
+
+
+# ---------------------------------------------------------------- the measurement
+
+def test_the_data_holds_numbers_and_names_not_sentences(data):
+    assert set(data["cache_cases"]) == set(CASES) == set(STATED_CASES)
+    assert data["three_calls"]["tracing"] == 2 and data["three_calls"]["running"] == 3
+    assert data["log"]["new_values"] == "" and "now f32[4] and before f32[3]" in data["log"]["new_shape"]
+    assert data["caches"] == {"dispatch": 8192, "trace": 2048, "lower": 2048, "compile": 2048}
+    assert data["effects"]["selu_loud"]["compilations_after_eviction"] == 1
+    assert data["effects"]["selu_jit"]["compilations_after_eviction"] == 0
+    assert "deleted" in data["donation"]["error"] and data["donation"]["equals_undonated"]
+    assert "text" not in data and "stamp" not in data
+
+
+def test_every_perturbation_reports_and_renders_in_both_editions(data):
+    for label, change in PERTURBATIONS.items():
+        changed = change(copy.deepcopy(data))
+        for edition in EDITIONS:
+            page = render(changed, edition)
+            assert "{{" not in page and "PENDING" not in page, (label, edition)
+
+
+# ---------------------------------------------------------------- the verdicts, re-derived
+
+def test_break_even_kinds_follow_the_timings(data):
+    v = report(data).verdicts
+    assert {v[k]["kind"] for k in v if k.startswith("beats_")} <= {"after", "never", "never_at_medians"}
+    assert report(PERTURBATIONS["eager ten times as fast as jit"](copy.deepcopy(data))).verdicts[
+        "beats_eager_largest"]["kind"] == "never"
+    assert report(PERTURBATIONS["jit saves only at a corner"](copy.deepcopy(data))).verdicts[
+        "beats_eager_smallest"]["kind"] == "never_at_medians"
+    assert report(PERTURBATIONS["NumPy ten times as fast as jit everywhere"](copy.deepcopy(data))).verdicts[
+        "beats_numpy_largest"]["kind"] == "never"
+    fast = report(PERTURBATIONS["eager 10x slower than jit"](copy.deepcopy(data))).verdicts["beats_eager_largest"]
+    assert fast["kind"] == "after" and fast["low"] <= fast["calls"] <= fast["high"]
+
+
+def test_the_saving_trend_is_read_from_the_data(data):
+    v = report(_like(copy.deepcopy(data), "eager", "jit", 10.0)).verdicts["saving"]
+    assert v["kind"] == "rises"  # eager - jit = 9 jit: grows as jit's time does
+    assert report(_savings_reversed(_like(copy.deepcopy(data), "eager", "jit", 10.0))).verdicts[
+        "saving"]["kind"] == "falls"
+    assert report(PERTURBATIONS["eager ten times as fast as jit"](copy.deepcopy(data))).verdicts[
+        "saving"]["kind"] == "none"
+
+
+def test_the_loop_against_a_single_call_is_a_comparison(data):
+    swapped = report(PERTURBATIONS["single call faster than a loop call"](copy.deepcopy(data))).verdicts
+    original = report(data).verdicts
+    if original["loop_vs_single"]["kind"] != "same":
+        assert swapped["loop_vs_single"]["winner"] != original["loop_vs_single"]["winner"]
+    same = report(PERTURBATIONS["loop call as fast as a single call"](copy.deepcopy(data))).verdicts
+    assert same["loop_vs_single"]["kind"] == "same"
+    ready = report(PERTURBATIONS["calls return only when ready"](copy.deepcopy(data))).verdicts
+    assert ready["single_returns_early"]["kind"] == ready["loop_returns_early"]["kind"] == "same"
+
+
+def test_page_faults_name_the_cause_only_when_counted_and_many(data):
+    def kind(faults):
+        changed = copy.deepcopy(data)
+        changed["dispatch"]["page_faults_per_call"] = faults
+        return report(changed).verdicts["page_faults"]["kind"]
+    assert kind({"loop": None, "single_calls": None}) == "not_counted"
+    assert kind({"loop": 400.0, "single_calls": 0.0}) == "shown"
+    assert kind({"loop": 400.0, "single_calls": 100.0}) == "few"  # not 10x the single calls'
+    assert kind({"loop": 5.0, "single_calls": 0.0}) == "few"
+
+
+def test_no_thread_column_without_xla_cpus_plan(data):
+    changed = PERTURBATIONS["no XLA:CPU thread plan (another backend)"](copy.deepcopy(data))
+    assert "xla_threads" not in report(changed).tables["break_even"].columns
+    assert "xla_threads" in report(data).tables["break_even"].columns
+
+
+# ---------------------------------------------------------------- the page says what the data say
+
+def _prose(page):
+    return re.sub(r"\s+", " ", page)
+
+
+def test_each_edition_words_the_break_even_from_its_kind(data):
+    never = PERTURBATIONS["eager ten times as fast as jit"](copy.deepcopy(data))
+    assert "never paid for itself" in _prose(render(never, "en"))
+    assert "끝내 본전을 뽑지 못했" in _prose(render(never, "ko"))
+    corner = PERTURBATIONS["jit saves only at a corner"](copy.deepcopy(data))
+    assert "did not pay for itself at the medians" in _prose(render(corner, "en"))
+    assert "중앙값으로는 본전을 뽑지 못했" in _prose(render(corner, "ko"))
+    fast = PERTURBATIONS["eager 10x slower than jit"](copy.deepcopy(data))
+    en, ko = _prose(render(fast, "en")), _prose(render(fast, "ko"))
+    assert "paid for itself after" in en and "뒤에 본전을 뽑았고," in ko and "뒤에 본전을 뽑았다." in ko
+
+
+def test_a_shrinking_saving_is_shown_as_measured(data):
+    shrinks = _savings_reversed(_like(copy.deepcopy(data), "eager", "jit", 10.0))
+    assert "did not grow with n" in _prose(render(shrinks, "en"))
+    assert "커지지 않았다" in _prose(render(shrinks, "ko"))
+    grows = _like(copy.deepcopy(data), "eager", "jit", 10.0)
+    assert "The saving per call (eager minus jit) grew from" in _prose(render(grows, "en"))
+
+
+def test_the_loop_sentence_follows_the_comparison(data):
+    same = PERTURBATIONS["loop call as fast as a single call"](copy.deepcopy(data))
+    assert "about the time of a single call from idle" in _prose(render(same, "en"))
+    assert "한 번 호출한 시간" in _prose(render(same, "ko")) and "비슷하다" in _prose(render(same, "ko"))
+    ready = PERTURBATIONS["calls return only when ready"](copy.deepcopy(data))
+    assert "returned about when their results were ready" in _prose(render(ready, "en"))
+    assert "under-reports" not in _prose(render(ready, "en"))
+    slow = copy.deepcopy(data)
+    slow["dispatch"]["loop_per_call"] = _shift(slow["dispatch"]["one_call_ready"],
+                                              3 * slow["dispatch"]["one_call_ready"]["median"])
+    slow["dispatch"]["page_faults_per_call"] = {"loop": 400.0, "single_calls": 0.0}
+    assert "400 page faults per call" in _prose(render(slow, "en"))
+    assert "페이지 폴트 400번" in _prose(render(slow, "ko"))
+
+
+def test_the_korean_page_says_donation_with_its_gloss_once_and_no_fragment(data):
+    ko = _prose(render(data, "ko"))
+    assert ko.count("donation(기부)") == 1 and "기부" not in ko.replace("donation(기부)", "")
+    assert "대비 없음" not in ko and "NumPy 대비" not in ko
+
+
+def test_the_other_chapters_number_is_read_not_measured_twice(data):
+    selu = {"data": {"scaling": {"n": [1000, 10000, 100000], "jit": [{"median": 1e-5}] * 2 + [{"median": 7.5e-5}]}},
+            "environment": {}, "quick": True}
+    page = _prose(render(data, "en", results=selu))
+    assert "75 µs there" in page and "SELU chapter's table" in page
+
+
+# ---------------------------------------------------------------- the build's results
+
+def test_the_build_wrote_data_verdicts_and_facts(built_site):
+    res = quick_results("jit_benchmark")
+    assert "text" not in res and res["figures"] == ["dispatch"]
+    assert {f"jit.cache.{slug}" for slug in CASES} | {
+        "jit.three_calls_trace_twice", "jit.jaxpr_of_selu", "jit.cache_sizes",
+        "jit.effects_skip_the_fast_path", "jit.donated_array_deleted"} <= set(res["facts"])
+    for slug, expected in STATED_CASES.items():
+        got = [tuple(c[k] for k in ("cache_before", "cache_after", "traced", "compiled"))
+               for c in res["data"]["cache_cases"][slug]]
         assert got == expected, slug
-    text = results()["text"]
-    assert "now f32[4] and before f32[3]" in text["log"]["new_shape"]
-    assert "weak_type=True" in text["log"]["weak_type"]
-    assert text["log"]["new_values"].startswith("(no message")
-
-
-def test_break_even_ranges_bracket_their_medians_and_state_threads(built_site):
-    rows = results()["data"]["break_even"]
-    assert [r["n"] for r in rows] == [1_000, 100_000]
-    assert all(r["xla_threads"] >= 1 for r in rows)
-    number = lambda v: math.inf if v == "inf" else v  # noqa: E731
-    for row in rows:
-        for key in ("vs_eager", "vs_numpy"):
-            median, low, high = map(number, row[key])
-            assert low <= median <= high, (row["n"], key)
-
-
-def test_donation_and_in_place_updates_at_build(built_site):
-    res = results()
-    assert res["data"]["donated_equals_undonated"] is True
-    assert "deleted" in res["text"]["donated_error"]
-    assert res["data"]["in_place_copies"] == {"kept": 1, "donated": 0}
 
 
 def test_the_page_shows_captured_output_and_marks_output_blocks(built_site):
@@ -62,16 +263,4 @@ def test_the_page_shows_captured_output_and_marks_output_blocks(built_site):
     assert "TRACING CACHE MISS" in html
     assert "faq.html#how-to-use-jit-with-methods" in html
     assert '<span class="filename">Output</span>' in html
-    assert "{{" not in html and "--8&lt;--" not in html
-
-
-def test_the_loop_against_a_single_call_names_the_cause_only_when_measured():
-    from jit_benchmark import loop_vs_single
-
-    assert "close to a single call" in loop_vs_single(1.1e-3, 1e-3, 400, 0, 4_000_000)
-    faulted = loop_vs_single(2e-3, 1e-3, 400, 0, 4_000_000)
-    assert "2× the time of a single call" in faulted and "400 page faults per call" in faulted
-    assert f"{4_000_000 / mmap.PAGESIZE:,.0f} pages per result" in faulted
-    for faults in (None, 5):  # not counted (Windows), or too few to explain it
-        said = loop_vs_single(2e-3, 1e-3, faults, 0, 4_000_000)
-        assert said.endswith("timed just after).") and "fault" not in said
+    assert "{{" not in html and "--8&lt;--" not in html and "DocumentationMismatch" not in html
