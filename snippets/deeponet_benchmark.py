@@ -5,7 +5,8 @@
 
 Times the step over batch sizes and at the original paper's network size, splits the
 first call, captures what JAX says about two mistakes, and trains briefly against the
-exact solution. deeponet_report.py turns the numbers into the page's tables and figures.
+exact solution. `measure` returns numbers; deeponet_report.py turns them into the page's
+tables, verdicts and figures (each edition words them).
 """
 
 # --8<-- [start:imports]
@@ -22,20 +23,22 @@ from functools import partial
 import jax
 
 from compilation import count_compilations  # the site's compilation counter
+from deeponet import PIDeepONet  # the chapter's model
 from measurement import time_calls  # the site's timer: samples taken in turns
 from selu import compile_stages  # the SELU chapter's stage timer
 # --8<-- [end:imports]
 import numpy as np
 
-from deeponet import (DEFAULT, SMALL, PIDeepONet, exact_solution, make_batches, predict,
-                      random_functions, relative_l2_errors, test_grid)
-from deeponet_report import (report_build_time, report_first_call, report_prediction,
-                             report_scaling, report_training)
-from measurement import DocumentationMismatch, Report, main
+from deeponet import (DEFAULT, ICS_WEIGHT, LEARNING_RATE, SMALL, exact_solution,
+                      make_batches, predict, random_functions, relative_l2_errors,
+                      test_grid)
+from deeponet_report import FIGURES, PLOT_TIMES, report
+from measurement import SETTLED, Timing, fact, main
 
 # The paper's Burgers network (101 sensors, 6 hidden layers of 100, 100 outputs), as a
 # plain MLP and with 1,000 points per loss term instead of its 50,000.
 ORIGINAL = replace(DEFAULT, width=100, depth=6, latent=100, n_sensors=101)
+PAPER_BATCH = 50_000  # points per loss term in the paper's Burgers notebook
 
 
 # The error and the warning depend on no size: a tiny model compiles fastest.
@@ -152,14 +155,18 @@ NO_YNN = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 def compile_no_ynn(model, batches):
     """The step compiled again, without YNNPACK fusions; `executions` times it."""
-    try:
-        return compile_stages(PIDeepONet.step, model, 0, model.opt_state, *batches,
-                              compiler_options=NO_YNN)[2]
-    except Exception as error:  # a jaxlib without this XLA option
-        raise DocumentationMismatch(
-            "the page compiles the step without YNNPACK fusions; this jaxlib "
-            f"refused: {error}") from None
+    return compile_stages(PIDeepONet.step, model, 0, model.opt_state, *batches,
+                          compiler_options=NO_YNN)[2]
 # --8<-- [end:first_call]
+
+
+def no_ynn_or_refusal(model, batches):
+    """compile_no_ynn's program, or the name of the error a jaxlib refused it with
+    (an XLA without this option): the page then says it was not measured."""
+    try:
+        return compile_no_ynn(model, batches)
+    except Exception as error:  # any refusal: data, not a stop
+        return type(error).__name__
 
 
 def all_steps(models, s, also=()):
@@ -176,18 +183,17 @@ def all_steps(models, s, also=()):
     timings, compiles, made, also_done, seconds = time_steps(
         calls, s["repeats"], s["min_sample"], also, s["min_repeats"])
     eager_calls = sum(n for (_, name), n in made.items() if name == "eager")
-    if compiles["jit(step)"]:
-        raise DocumentationMismatch("the page says one compiled step serves every "
-                                    f"Python int i; this JAX compiled {dict(compiles)}")
-    if compiles["jit(integer_pow)"] != eager_calls:
-        raise DocumentationMismatch(
-            "the page says the un-jitted step compiles Adam's b1 ** (i + 1) once per "
-            f"new i: {eager_calls} calls compiled {dict(compiles)}")
+    fact("deeponet.one_step_serves_every_i", not compiles["jit(step)"],
+         f"After its first call the jitted step compiled again: {dict(compiles)}")
+    fact("deeponet.eager_compiles_power_per_new_i",
+         compiles["jit(integer_pow)"] == eager_calls,
+         f"{eager_calls} un-jitted steps, each with a new i, compiled {dict(compiles)}")
     return {label: {"batch_size": batch_size,
                     "calls": {name: n for (key, name), n in made.items()
                               if key == label},
                     "compile_s_per_eager_call": compiles.seconds / eager_calls,
-                    **{name: t for (key, name), t in timings.items() if key == label}}
+                    **{name: t.as_dict() for (key, name), t in timings.items()
+                       if key == label}}
             for label, _, _, batch_size in models}, also_done, seconds
 
 
@@ -200,29 +206,23 @@ def first_calls(model, functions, batch_size, count):
     for _ in range(count):
         jax.clear_caches()  # nothing compiled so far counts: each first call is cold
         runs.append(first_call_stages(model, state, batches))
-    result = {"first": {k: type(v)(np.median([r[k] for r in runs]))  # int stays int
-                        for k, v in runs[0].items()},
-              "totals": [sum(r[k] for k in ("trace_and_lower", "compile",
-                                            "first_execution")) for r in runs],
-              "batches": batches}
+    totals = [sum(r[k] for k in ("trace_and_lower", "compile", "first_execution"))
+              for r in runs]
+    result = {**{k: type(v)(np.median([r[k] for r in runs]))  # int stays int
+                 for k, v in runs[0].items()},
+              "count": count, "total": timing_of(totals)}
     with count_compilations() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
         result["eager_first"] = time.perf_counter() - start
     result["eager_first_compiles"] = compiles.total()
     result["eager_first_compile_s"] = compiles.seconds
-    result["agreement"] = agreement(model, state, model.step(0, state, *batches),
-                                    eager_state)
-    return result
+    agreed = agreement(model, state, model.step(0, state, *batches), eager_state)
+    return result, agreed, batches
 
 
-def check_ynn_fusions(first):
-    no_ynn_fusions = first["no_ynn"] and first["no_ynn"]["ynn_fusions"]
-    if not first["first"]["ynn_fusions"] or no_ynn_fusions:
-        raise DocumentationMismatch(
-            "the page says XLA:CPU puts YNNPACK fusions in the compiled step, and none "
-            f"without them; this jaxlib: {first['first']['ynn_fusions']} and "
-            f"{no_ynn_fusions}")
+def timing_of(samples):
+    return Timing(list(samples), 1).as_dict()
 
 
 def agreement(model, before, jitted, eager):
@@ -232,7 +232,16 @@ def agreement(model, before, jitted, eager):
     pairs = list(zip(jit_p, eager_p))
     return {"max_difference": max(float(np.abs(a - b).max()) for a, b in pairs),
             "max_step": max(float(np.abs(a - b).max()) for a, b in zip(jit_p, start)),
-            "allclose": all(np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in pairs)}
+            "allclose": all(np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in pairs),
+            "rtol": 1e-5, "atol": 1e-6}
+
+
+def step_operations(model, batches):
+    """Operations in the step's traced program (jaxpr, top level): run op by op, each
+    is dispatched on its own (a nested jit as one)."""
+    jaxpr = jax.make_jaxpr(PIDeepONet.step.__wrapped__, static_argnums=(0,))(
+        model, 0, model.opt_state, *batches)
+    return len(jaxpr.jaxpr.eqns)
 
 
 # --8<-- [start:decorator_factory]
@@ -254,9 +263,8 @@ def both_forms_agree(model, batches):
     factory = PIDeepONetFactoryForm(model.config)
     texts = [type(m).step.trace(m, 0, model.opt_state, *batches).lower().as_text()
              for m in (model, factory)]
-    if texts[0] != texts[1]:
-        raise DocumentationMismatch("the page says both decorator forms lower to the "
-                                    "same program; their StableHLO differs")
+    fact("deeponet.decorator_forms_lower_alike", texts[0] == texts[1],
+         "The two decorator forms lowered to different StableHLO.")
     return True
 
 
@@ -269,19 +277,19 @@ def no_static_error(model, batches):
         # --8<-- [end:no_static]
     except TypeError as error:
         text = re.sub(r" at 0x[0-9a-f]+", "", str(error))
-        if "not marked as static" not in text:
-            raise DocumentationMismatch(
-                "the page quotes a TypeError that says 'not marked as static'; this "
-                f"JAX says: {text}") from None
+        fact("deeponet.no_static_raises_type_error", "not marked as static" in text,
+             f"The page quotes a TypeError that says 'not marked as static'; this JAX "
+             f"says: {text}")
         return f"TypeError: {text}"
-    raise DocumentationMismatch("the page says jit without static_argnums raises a "
-                                "TypeError on self; this JAX did not raise")
+    fact("deeponet.no_static_raises_type_error", False,
+         "jit without static_argnums did not raise on self.")
 
 
 def donation_warning(model, batches, quick=False):
-    """The warning when donated arguments match no output, and what became of them.
-    JAX warns while lowering: quick mode lowers the step and neither compiles nor runs
-    it, so it cannot say what became of the batches."""
+    """The warning when donated arguments match no output, and what became of them:
+    (warning, batch buffers deleted, batch buffers). JAX warns while lowering: quick
+    mode lowers the step and neither compiles nor runs it, so it cannot say what
+    became of the batches (None)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if quick:
@@ -295,11 +303,13 @@ def donation_warning(model, batches, quick=False):
             donating_step(model, 0, model.opt_state, *batches)  # warns
             # --8<-- [end:donate_batches]
     messages = [str(w.message) for w in caught if "donated" in str(w.message)]
-    if not messages or "Some donated buffers were not usable" not in messages[0]:
-        raise DocumentationMismatch("the page quotes 'Some donated buffers were not "
-                                    f"usable'; this JAX warned: {messages}")
-    deleted = None if quick else sum(x.is_deleted() for x in jax.tree.leaves(batches))
-    return f"UserWarning: {messages[0]}", deleted
+    fact("deeponet.unusable_donation_warns",
+         bool(messages) and "Some donated buffers were not usable" in messages[0],
+         f"The page quotes 'Some donated buffers were not usable'; this JAX warned: "
+         f"{messages}")
+    leaves = jax.tree.leaves(batches)
+    deleted = None if quick else sum(x.is_deleted() for x in leaves)
+    return f"UserWarning: {messages[0]}", deleted, len(leaves)
 
 
 def tiny_checks(functions, draw, quick):
@@ -310,15 +320,23 @@ def tiny_checks(functions, draw, quick):
     return (no_static_error(tiny, batches), *donation_warning(tiny, batches, quick))
 
 
-def measure(quick: bool) -> Report:
+def config_data(config):
+    return {k: getattr(config, k) for k in (
+        "width", "depth", "latent", "n_sensors", "batch_size", "n_functions", "n_test",
+        "steps")}
+
+
+def measure(quick: bool) -> dict:
     """Time the PI-DeepONet step jitted and op by op; train briefly; check it."""
     s = settings(quick)
     config = s["config"]
+    backend = jax.default_backend()
     start = time.perf_counter()
     train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
     functions = random_functions(train_key, config.n_functions, config.n_sensors)
     model = PIDeepONet(config)
-    first = first_calls(model, functions, config.batch_size, s["first_calls"])
+    first, agreed, first_batches = first_calls(model, functions, config.batch_size,
+                                               s["first_calls"])
     seconds = {"first_calls": time.perf_counter() - start}
     sizes = sorted({*s["sizes"], config.batch_size})
     models = [(b, model, functions, b) for b in sizes]
@@ -327,40 +345,57 @@ def measure(quick: bool) -> Report:
         big_functions = random_functions(train_key, 100, big_config.n_sensors)
         models.append(("original", PIDeepONet(big_config), big_functions, big_batch))
     # During the warm-up, beside the step's compilations: more work that compiles
-    # (nothing it does is timed). Quick mode compiles the step once only.
-    also = [partial(both_forms_agree, model, first["batches"]),
+    # (nothing it does is timed). Quick mode compiles the step once only; YNNPACK is
+    # XLA:CPU's: on another backend there is nothing to compile without.
+    also = [partial(both_forms_agree, model, first_batches),
             partial(tiny_checks, functions, config.batch_size, quick)]
-    if not quick:
-        also.append(partial(compile_no_ynn, model, first["batches"]))
+    no_ynn_status = ("quick" if quick else "not_cpu" if backend != "cpu"
+                     else "measured")
+    if no_ynn_status == "measured":
+        also.append(partial(no_ynn_or_refusal, model, first_batches))
     measured, (forms_agree, tiny, *no_ynn), phases = all_steps(models, s, also)
     seconds.update(phases)
+    first["no_ynn"], first["no_ynn_status"] = None, no_ynn_status
+    if no_ynn and isinstance(no_ynn[0], str):  # this jaxlib refused the option
+        first["no_ynn_status"], first["no_ynn_error"] = "refused", no_ynn[0]
+    elif no_ynn:  # timed alone, after the warm-up
+        first["no_ynn"] = executions(no_ynn[0], model.opt_state, first_batches)
+    no_static, warning, deleted, buffers = tiny
     runs = [measured[b] for b in sizes]
+    train = measured[config.batch_size]
     original = measured.get("original")
-    if original:
-        original["config"] = vars(big_config)
-    first["no_ynn"] = (executions(no_ynn[0], model.opt_state, first["batches"])
-                       if no_ynn else None)  # timed alone, after the warm-up
-    check_ynn_fusions(first)
-    no_static, warning, donated_deleted = tiny
-
-    report = Report()
-    report_scaling(report, runs, original, config, (s["min_repeats"], s["repeats"]))
-    report_first_call(report, first, runs[sizes.index(config.batch_size)])
+    data = {
+        "backend": backend, "config": config_data(config),
+        "ics_weight": ICS_WEIGHT, "learning_rate": LEARNING_RATE,
+        "step_operations": step_operations(model, first_batches),
+        "scaling": {"batch": sizes, "jit": [m["jit"] for m in runs],
+                    "eager": [m["eager"] for m in runs],
+                    "calls": {k: [m["calls"][k] for m in runs]
+                              for k in ("jit", "eager")}},
+        "compile_s_per_eager_call": train["compile_s_per_eager_call"],  # all sizes
+        "same_i": {"batch": config.batch_size, "eager": train["eager_same_i"],
+                   "calls": train["calls"]["eager_same_i"]},
+        "original": original and {
+            "config": config_data(big_config), "batch": big_batch,
+            "paper_batch": PAPER_BATCH, "jit": original["jit"],
+            "eager": original["eager"]},
+        "rounds": {"min": s["min_repeats"], "max": s["repeats"], "settled": SETTLED},
+        "first_call": first, "agreement": agreed, "forms_agree": forms_agree,
+        "captured": {"no_static_error": no_static, "donation_warning": warning},
+        "donation": {"deleted": deleted, "buffers": buffers},
+    }
     before_training = time.perf_counter()
-    train_and_check(report, model, functions, test_key, loop_key, 10 if quick else 20)
+    data.update(train_and_check(model, functions, test_key, loop_key,
+                                10 if quick else 20))
     seconds["training"] = time.perf_counter() - before_training
     seconds["total"] = time.perf_counter() - start
-    report_build_time(report, seconds, os.cpu_count())
-    report.text.update(
-        no_static_error=no_static, donation_warning=warning,
-        donated_batches_deleted="not measured in quick mode" if quick
-        else f"{donated_deleted} of them deleted" if donated_deleted else "intact")
-    report.data.update(forms_agree=forms_agree, donated_batches_deleted=donated_deleted)
-    return report
+    data.update(seconds=seconds, workers=os.cpu_count())
+    return data
 
 
-def train_and_check(report, model, functions, test_key, loop_key, log_every):
-    """Train the chapter's run; compare with the exact solution on held-out inputs."""
+def train_and_check(model, functions, test_key, loop_key, log_every):
+    """Train the chapter's run; compare with the exact solution on held-out inputs:
+    the errors, and the curves of the input with the median error at PLOT_TIMES."""
     config = model.config
     start = time.perf_counter()
     log = model.train(loop_key, functions, config.steps, log_every=log_every)
@@ -370,10 +405,21 @@ def train_and_check(report, model, functions, test_key, loop_key, log_every):
     t, x = test_grid()
     predicted = np.asarray(predict(model.params, held_out, t, x))  # the errors' grid
     exact = np.asarray(exact_solution(held_out.coeffs[:, None, None], t, x))
-    report_training(report, log, errors, seconds, config)
-    report_prediction(report, errors, np.asarray(t[:, 0]), np.asarray(x[0]), predicted,
-                      exact)
+    example = int(np.argsort(errors)[len(errors) // 2])
+    times = np.asarray(t[:, 0])
+    rows = [int(np.argmin(np.abs(times - wanted))) for wanted in PLOT_TIMES]
+    net, true = predicted[example, rows], exact[example, rows]
+    return {"training": {"log": log, "seconds": seconds, "steps": config.steps,
+                         "errors": errors.tolist()},
+            "prediction": {
+                "example": example, "grid": list(t.shape),
+                "t": times[rows].tolist(), "x": np.asarray(x[0]).tolist(),
+                "exact": true.tolist(), "network": net.tolist(),
+                "exact_max": np.abs(true).max(axis=1).tolist(),
+                "error_max": np.abs(net - true).max(axis=1).tolist(),
+                "relative_error": (np.linalg.norm(net - true, axis=1)
+                                   / np.linalg.norm(true, axis=1)).tolist()}}
 
 
 if __name__ == "__main__":
-    main(measure)
+    main(measure, report, FIGURES)

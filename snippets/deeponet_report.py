@@ -1,332 +1,232 @@
-"""Tables, figures and prose numbers of deeponet_benchmark.py, from what it measured.
+"""Tables, verdicts and figures of the DeepONet page, from deeponet_benchmark's data.
 
-Nothing here measures; deeponet_benchmark.py calls these with its results.
+Nothing here measures: `report(data)` reads only the numbers deeponet_benchmark.py
+measured (so the tests can re-derive it from changed numbers), and each figure is drawn
+for each edition with that edition's words (`FIGURES`).
 """
 
 import math
 
 import numpy as np
 
-from deeponet import ICS_WEIGHT, LEARNING_RATE
-from measurement import (SETTLED, DocumentationMismatch, Figure, Timing, fmt_ratio,
-                         fmt_ratio_range, fmt_seconds, fmt_timing, log_log_axes,
-                         markdown_table, ratio_range)
-
-SAME_I = "un-jitted, the same i every call (no compilation)"
-
-
-def sizes_text(sizes):
-    words = [f"{b:,}" for b in sizes]
-    if len(words) == 1:  # quick mode: one batch size
-        return words[0]
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def same_i_saving(train) -> str:
-    """What reusing one i saved per un-jitted step at the chapter's batch (medians)."""
-    saved = train["eager"].median - train["eager_same_i"].median
-    return (f"{fmt_seconds(saved)} less per step, medians" if saved > 0
-            else "no less per step at the medians")
-
-
-def report_scaling(report, runs, original, config, rounds):
-    """The step over batch sizes: table, figure and the numbers the prose quotes. The
-    un-jitted step with the same i was timed at the chapter's batch size only."""
-    train = next(m for m in runs if m["batch_size"] == config.batch_size)
-    rows = []
-    for m in runs + ([original] if original else []):
-        label = f"{m['batch_size']:,}"
-        if m is original:
-            label += " (the paper's network)"
-        rows.append([label, fmt_timing(m["jit"]), fmt_timing(m["eager"]),
-                     fmt_ratio_range(m["eager"], m["jit"])])
-        if m is train:
-            rows.append([f"{m['batch_size']:,}, un-jitted with the same i every call",
-                         fmt_timing(m["jit"]), fmt_timing(m["eager_same_i"]),
-                         fmt_ratio_range(m["eager_same_i"], m["jit"])])
-    report.tables["step_time"] = markdown_table(
-        ["points per loss term", "jitted step", "un-jitted step", "un-jitted / jitted"],
-        rows)
-    report.data["runs"] = [as_data(m) for m in runs]
-    report.data["original"] = original and as_data(original)
-    report.figures["scaling"] = scaling_figure(runs, original, train)
-
-    def ratio(m, key="eager"):
-        return fmt_ratio(m[key].median / m["jit"].median)
-
-    small, large = runs[0], runs[-1]
-    ratios = [m["eager"].median / m["jit"].median for m in runs]
-    if ratios[-1] <= 1 or any(a <= b for a, b in zip(ratios, ratios[1:])):
-        raise DocumentationMismatch(
-            "the page says the jitted step is faster, and the un-jitted / jitted ratio "
-            "falls as the batch grows; over "
-            f"the batch sizes: {ratios}")
-    measured = runs + ([original] if original else [])
-    eager_calls = max(m["eager"].number for m in measured)
-    report.text.update(
-        sizes=sizes_text([m["batch_size"] for m in runs]), n_sizes=str(len(runs)),
-        batch_small=f"{small['batch_size']:,}", batch_large=f"{large['batch_size']:,}",
-        batch_train=f"{config.batch_size:,}",
-        ratio_small=ratio(small), ratio_large=ratio(large), ratio_train=ratio(train),
-        ratio_train_range=fmt_ratio_range(train["eager"], train["jit"]),
-        ratio_nocompile_train=ratio(train, "eager_same_i"),
-        ratio_nocompile_train_range=fmt_ratio_range(train["eager_same_i"],
-                                                     train["jit"]),
-        jit_train=fmt_seconds(train["jit"].median),
-        eager_train=fmt_seconds(train["eager"].median),
-        eager_same_i_train=fmt_seconds(train["eager_same_i"].median),
-        jit_large=fmt_seconds(large["jit"].median),
-        eager_large=fmt_seconds(large["eager"].median),
-        eager_compile_per_call=fmt_seconds(train["compile_s_per_eager_call"]),
-        same_i_saving=same_i_saving(train),
-        repeats=str(len(small["jit"].samples)),
-        rounds=(f"{rounds[0]} rounds" if rounds[0] == rounds[1] else
-                f"{rounds[0]} to {rounds[1]} rounds, until one moved no quartile by "
-                f"over {SETTLED:.0%} of its median"),
-        eager_sample=("a single call" if eager_calls == 1 else
-                      f"the mean of up to {eager_calls} calls"),
-        jit_steady_calls=f"{sum(m['calls']['jit'] for m in runs):,}",
-        eager_grows=eager_order(runs),
-        width=str(config.width), depth=str(config.depth), latent=str(config.latent),
-        n_sensors=str(config.n_sensors), ics_weight=f"{ICS_WEIGHT:g}",
-        learning_rate=f"{LEARNING_RATE:g}")
-    o = original
-    report.text["original_summary"] = (
-        "In quick mode the paper's network size is not measured." if not o else
-        f"At the size of the paper's network ({o['config']['n_sensors']} sensors, "
-        f"{o['config']['depth']} hidden layers of {o['config']['width']}, as plain "
-        f"MLPs, at {o['batch_size']:,} points per loss term where the paper's notebook "
-        f"uses 50,000) the jitted step took {fmt_seconds(o['jit'].median)} and the "
-        f"ratio was {ratio(o)}.")
-    report.text["original_ratio"] = ratio(o) if o else "not measured in quick mode"
-
-
-def eager_order(runs):
-    """Whether the un-jitted medians grew with the batch; where a larger batch was
-    faster, whether that order is within the noise (interquartile ranges overlap)."""
-    swaps = [(a, b) for a, b in zip(runs, runs[1:])
-             if b["eager"].median <= a["eager"].median]
-    if not swaps:
-        return "grew with the batch at every step of the curve"
-    medians = ", ".join(fmt_seconds(m["eager"].median) for m in runs)
-    beyond = [(a, b) for a, b in swaps if b["eager"].q3 < a["eager"].q1]
-    if not beyond:
-        return (f"did not grow at every step of the curve ({medians}), but wherever a "
-                "larger batch was faster, the two interquartile ranges overlap: an "
-                "order within the noise")
-    a, b = beyond[0]
-    return (f"did not grow at every step of the curve ({medians}): at "
-            f"{a['batch_size']:,} points the un-jitted step was slower than at "
-            f"{b['batch_size']:,}, beyond both interquartile ranges")
-
-
-def as_data(m):
-    return {k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in m.items()}
-
-
-def scaling_figure(runs, original, train):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
-    sizes = [m["batch_size"] for m in runs]
-    mid, low, high = np.array([ratio_range(m["eager"], m["jit"]) for m in runs]).T
-    ax.errorbar(sizes, mid, yerr=[mid - low, high - mid], marker="o", capsize=3,
-                label="un-jitted, Python int i (as in training)")
-    color = ax.lines[-1].get_color()
-    same_mid, same_low, same_high = ratio_range(train["eager_same_i"], train["jit"])
-    ax.errorbar([train["batch_size"]], [same_mid],
-                yerr=[[same_mid - same_low], [same_high - same_mid]], marker="s",
-                capsize=3, linestyle="none", label=SAME_I)
-    ratios = [fmt_ratio(r) for r in mid]
-    alt = ("Log-log plot of the un-jitted step time divided by the jitted one against "
-           f"the batch size, {sizes_text(sizes)} points per loss term. With a Python "
-           "int i the ratio goes " + ", ".join(ratios) + "; with the same i every "
-           f"call, measured at {train['batch_size']:,} points only, "
-           f"{fmt_ratio(same_mid)}.")
-    caption = "Ratio of medians; bars span both interquartile ranges."
-    if original:
-        o_mid = original["eager"].median / original["jit"].median
-        ax.plot([original["batch_size"]], [o_mid], marker="o", linestyle="none",
-                markersize=9, markerfacecolor="none", color=color)
-        alt += (" Hollow marker: the paper's network size at "
-                f"{original['batch_size']:,} points, {fmt_ratio(o_mid)}.")
-        caption += " Hollow marker: the paper's network size."
-    log_log_axes(ax, "points per loss term (batch size)",
-                 "un-jitted step time / jitted step time",
-                 "PI-DeepONet training step: how much faster with jit")
-    return Figure(fig, alt, caption)
-
-
-def break_even(first, train):
-    """Steps after which jit is ahead: on its compile cost alone, from a cold start."""
-    saving = train["eager"].median - train["jit"].median
-    jit_first = Timing(first["totals"], 1).median  # each cold first call's total
-    if saving <= 0:  # not expected; say so rather than divide by it
-        return None, None, jit_first
-    repay = math.ceil((first["first"]["trace_and_lower"] + first["first"]["compile"])
-                      / saving)
-    behind = jit_first - first["eager_first"]
-    cold = 1 if behind <= 0 else 1 + math.ceil(behind / saving)
-    return repay, cold, jit_first
-
-
-def fmt_steps(steps):
-    return "never: the jitted step was not faster" if steps is None else f"{steps:,}"
-
-
-def report_first_call(report, first, train):
-    repay, cold, jit_first = break_even(first, train)
-    f, no = first["first"], first["no_ynn"]
-    totals = Timing(first["totals"], 1)
-    # several cold first calls: stage medians, and the totals' median with their IQR
-    several = len(first["totals"]) > 1
-    total = fmt_timing(totals) if several else fmt_seconds(jit_first)
-    scope = (f"median of {len(first['totals'])} cold first calls" if several
-             else "one cold first call")
-    not_measured = "not measured in quick mode"  # a second compilation of the step
-    report.tables["first_call"] = markdown_table(
-        [f"batch of {train['batch_size']:,} points per loss term ({scope})", "time"],
-        [["trace and lower (Python → jaxpr → StableHLO)",
-          fmt_seconds(f["trace_and_lower"])],
-         ["XLA compile", fmt_seconds(f["compile"])],
-         [f"first execution (builds {f['ynn_fusions']} YNNPACK runtimes)",
-          fmt_seconds(f["first_execution"])],
-         ["**first jitted step, total**", f"**{total}**"],
-         ["second execution", fmt_seconds(f["second_execution"])],
-         ["steady jitted step (median)", fmt_seconds(train["jit"].median)],
-         ["compiled without YNNPACK fusions: first, second execution",
-          not_measured if no is None else fmt_seconds(no["first_execution"]) + ", "
-          + fmt_seconds(no["second_execution"])],
-         [f"first un-jitted step ({first['eager_first_compiles']} compilations)",
-          fmt_seconds(first["eager_first"])],
-         ["steady un-jitted step (median)", fmt_seconds(train["eager"].median)],
-         ["steps until the time saved repays trace + compile", fmt_steps(repay)],
-         ["steps until jit is ahead, first calls included", fmt_steps(cold)]])
-    a = first["agreement"]
-    report.data["agreement"] = a
-    report.data["first_call"] = {
-        **f, "no_ynn": no, "jit_first": jit_first, "total": totals.as_dict(),
-        "repay_compile_steps": repay,
-        "cold_start_steps": cold, **{k: first[k] for k in (
-            "eager_first", "eager_first_compiles", "eager_first_compile_s")}}
-    report.text.update(
-        max_difference=f"{a['max_difference']:.1e}", max_step=f"{a['max_step']:.1e}",
-        trace_and_lower=fmt_seconds(f["trace_and_lower"]),
-        compile=fmt_seconds(f["compile"]), jit_first=total,
-        first_call_scope=scope,
-        first_execution=fmt_seconds(f["first_execution"]),
-        second_execution=fmt_seconds(f["second_execution"]),
-        ynn_fusions=str(f["ynn_fusions"]),
-        no_ynn_first_execution=no and fmt_seconds(no["first_execution"])
-        or not_measured,
-        no_ynn_second_execution=no and fmt_seconds(no["second_execution"])
-        or not_measured,
-        eager_first=fmt_seconds(first["eager_first"]),
-        eager_first_compiles=str(first["eager_first_compiles"]),
-        eager_first_compile_s=fmt_seconds(first["eager_first_compile_s"]),
-        break_even=break_even_sentence(repay, cold))
-
-
-def break_even_sentence(repay, cold):
-    """One sentence, since it reads differently when the jitted step never wins."""
-    if repay is None:
-        return ("The jitted step was not faster here, so trace and compile are never "
-                "repaid.")
-    ahead = "from the very first step" if cold == 1 else f"after {cold:,} steps"
-    return (f"So trace and compile are repaid after {repay:,} steps, and counting "
-            f"both first calls, the jitted version is ahead {ahead}.")
-
-
-def report_training(report, log, errors, seconds, config):
-    report.data["training"] = {"log": log, "seconds": seconds, "steps": config.steps,
-                               "errors": errors.tolist()}
-    report.figures["loss_curve"] = loss_figure(log)
-    every = max(len(log) // 8, 1)
-    shown = log[::every] + ([log[-1]] if (len(log) - 1) % every else [])
-    report.tables["loss"] = markdown_table(
-        ["step", "initial condition", "boundary (periodic)", "PDE residual"],
-        [[f"{r['step']:,}", f"{r['ics']:.2e}", f"{r['bcs']:.2e}", f"{r['res']:.2e}"]
-         for r in shown])
-    report.text.update(
-        steps=f"{config.steps:,}", train_seconds=fmt_seconds(seconds),
-        train_per_step=fmt_seconds(seconds / config.steps),
-        n_functions=f"{config.n_functions:,}", n_test=f"{config.n_test:,}",
-        error_mean=f"{errors.mean():.1%}", error_median=f"{np.median(errors):.1%}",
-        error_max=f"{errors.max():.1%}")
-    report.tables["accuracy"] = markdown_table(
-        ["held-out initial conditions", "mean", "median", "largest"],
-        [[f"{config.n_test:,}, not used in training", report.text["error_mean"],
-          report.text["error_median"], report.text["error_max"]]])
-
-
-def loss_figure(log):
-    import matplotlib.pyplot as plt
-
-    steps = [r["step"] for r in log]
-    fig, ax = plt.subplots()
-    for key, label in (("ics", "initial condition"), ("bcs", "boundary (periodic)"),
-                       ("res", "PDE residual")):
-        ax.plot(steps, [r[key] for r in log], label=label, linewidth=1)
-    ax.set_yscale("log")
-    ax.set_xlabel("training step")
-    ax.set_ylabel("mean squared error on the step's batch")
-    ax.set_title("PI-DeepONet, heat equation: each loss term during training")
-    ax.legend()
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    first, last = log[0], log[-1]
-    alt = (f"Log-scale plot of the three loss terms over {last['step']:,} training "
-           f"steps: initial condition from {first['ics']:.2g} to {last['ics']:.2g}, "
-           f"periodic boundary from {first['bcs']:.2g} to {last['bcs']:.2g}, PDE "
-           f"residual from {first['res']:.2g} to {last['res']:.2g}. The curves are "
-           "noisy because each point is measured on that step's random batch.")
-    return Figure(fig, alt, "Each term of the loss, on the batch of that step.")
-
+from measurement import (Report, Table, bold, compare, log_log_axes, ratio_of, seconds,
+                         timing, trend, word)
 
 PLOT_TIMES = (0.0, 0.2, 0.5, 1.0)  # on the error grid's time axis
+JIT, EAGER, SAME_I = "jit_step", "eager_step", "eager_same_i"  # compare()'s names
 
 
-def report_prediction(report, errors, t, x, predicted, exact):
-    """Prediction against the exact solution, for the held-out input of median error."""
+def median(t):
+    return t["median"]
+
+
+def train_index(data):
+    """Where the chapter's batch size is in the curve over batch sizes."""
+    return data["scaling"]["batch"].index(data["config"]["batch_size"])
+
+
+def step_verdicts(data):
+    """Jitted against un-jitted at each batch size (step_<batch>), with the same i
+    every call, at the paper's network size; the trends of the ratio and of the
+    un-jitted medians over the batch sizes."""
+    s, i = data["scaling"], train_index(data)
+    verdicts = {f"step_{b}": compare(
+        s["eager"][k], s["jit"][k], (EAGER, JIT),
+        (f"scaling.eager.{k}", f"scaling.jit.{k}"), expect=JIT)
+        for k, b in enumerate(s["batch"])}
+    verdicts["step_same_i"] = compare(
+        data["same_i"]["eager"], s["jit"][i], (SAME_I, JIT),
+        ("same_i.eager", f"scaling.jit.{i}"), expect=JIT)
+    verdicts["same_i_saving"] = compare(
+        s["eager"][i], data["same_i"]["eager"], (EAGER, SAME_I),
+        (f"scaling.eager.{i}", "same_i.eager"))
+    o = data["original"]
+    if o:
+        verdicts["step_original"] = compare(
+            o["eager"], o["jit"], (EAGER, JIT), ("original.eager", "original.jit"),
+            expect=JIT)
+    ratios = [median(e) / median(j) for e, j in zip(s["eager"], s["jit"])]
+    verdicts["ratio_trend"] = {**trend(ratios), "ratios": ratios}
+    verdicts["eager_trend"] = trend([median(t) for t in s["eager"]], "scaling.eager")
+    return verdicts
+
+
+def first_call_verdicts(data):
+    """The first execution against the second; YNNPACK's fusions, with and without
+    the option; the same step compiled without them; when jit is ahead."""
+    f = data["first_call"]
+    no = f["no_ynn"]
+    verdicts = {"executions": compare(
+        f["first_execution"], f["second_execution"],
+        ("first_execution", "second_execution"),
+        ("first_call.first_execution", "first_call.second_execution"))}
+    without = no["ynn_fusions"] if no else None
+    verdicts["ynn"] = {"kind": "none" if not f["ynn_fusions"] else "kept" if without
+                       else "present", "fusions": f["ynn_fusions"], "without": without}
+    if no:
+        verdicts["no_ynn_first"] = compare(
+            no["first_execution"], f["first_execution"], ("no_ynn", "ynn"),
+            ("first_call.no_ynn.first_execution", "first_call.first_execution"))
+    verdicts["break_even"] = break_even(data)
+    return verdicts
+
+
+def break_even(data):
+    """Steps after which jit is ahead: on its compile cost alone ("repay_steps"), and
+    from a cold start, both first calls counted ("cold_start_steps"). Kind "never"
+    where the jitted step saved nothing per step."""
+    f, s, i = data["first_call"], data["scaling"], train_index(data)
+    saving = median(s["eager"][i]) - median(s["jit"][i])
+    if saving <= 0:
+        return {"kind": "never", "saving": saving}
+    behind = median(f["total"]) - f["eager_first"]
+    return {"kind": "repaid", "saving": saving,
+            "repay_steps": math.ceil((f["trace_and_lower"] + f["compile"]) / saving),
+            "cold_start_steps": 1 if behind <= 0 else 1 + math.ceil(behind / saving)}
+
+
+def step_table(data):
+    s, i, o, same = data["scaling"], train_index(data), data["original"], data["same_i"]
+    rows = []
+    for k, b in enumerate(s["batch"]):
+        rows.append([b, timing(s["jit"][k]), timing(s["eager"][k]),
+                     ratio_of(s["eager"][k], s["jit"][k])])
+        if k == i:
+            rows.append([word("same_i_row", n=b), timing(s["jit"][k]),
+                         timing(same["eager"]), ratio_of(same["eager"], s["jit"][k])])
+    if o:
+        rows.append([word("paper_row", n=o["batch"]), timing(o["jit"]),
+                     timing(o["eager"]), ratio_of(o["eager"], o["jit"])])
+    return Table(["points", "jit_step", "eager_step", "ratio"], rows)
+
+
+def first_call_table(data, even):
+    f, s, i = data["first_call"], data["scaling"], train_index(data)
+    no, status = f["no_ynn"], f["no_ynn_status"]
+    several = f["count"] > 1  # the totals' median with their IQR; one call: its time
+
+    def steps(key):
+        return even[key] if even["kind"] == "repaid" else word("never")
+
+    rows = [[word("trace_and_lower"), seconds(f["trace_and_lower"])],
+            [word("compile"), seconds(f["compile"])],
+            [word("first_execution_ynn", fusions=f["ynn_fusions"]) if f["ynn_fusions"]
+             else word("first_execution"), seconds(f["first_execution"])],
+            [bold(word("first_total")),
+             bold(timing(f["total"]) if several else seconds(median(f["total"])))],
+            [word("second_execution"), seconds(f["second_execution"])],
+            [word("steady_jit"), seconds(median(s["jit"][i]))]]
+    if no:
+        rows += [[word("no_ynn_first"), seconds(no["first_execution"])],
+                 [word("no_ynn_second"), seconds(no["second_execution"])]]
+    else:  # quick mode, another backend, or a jaxlib that refused the option
+        error = {"error": f["no_ynn_error"]} if status == "refused" else {}
+        rows.append([word("no_ynn"), word(f"no_ynn_{status}", **error)])
+    rows += [[word("eager_first", compilations=f["eager_first_compiles"]),
+              seconds(f["eager_first"])],
+             [word("steady_eager"), seconds(median(s["eager"][i]))],
+             [word("repay_steps"), steps("repay_steps")],
+             [word("cold_start_steps"), steps("cold_start_steps")]]
+    return Table(["stage_several" if several else "stage_one", "time"], rows,
+                 {"batch": data["config"]["batch_size"], "count": f["count"]})
+
+
+def percent(fraction):
+    """A percentage cell each edition words ("92.1 %", "92.1%")."""
+    return word("percent_cell", value=round(100 * fraction, 1))
+
+
+def training_tables(data):
+    log, errors = data["training"]["log"], data["training"]["errors"]
+    every = max(len(log) // 8, 1)
+    shown = log[::every] + ([log[-1]] if (len(log) - 1) % every else [])
+    p = data["prediction"]
+    return {
+        "loss": Table(["step", "ics", "bcs", "res"],
+                      [[r["step"], r["ics"], r["bcs"], r["res"]] for r in shown]),
+        "accuracy": Table(["held_out", "mean", "median", "largest"],
+                          [[word("held_out_row", n=len(errors)),
+                            percent(np.mean(errors)), percent(np.median(errors)),
+                            percent(max(errors))]]),
+        "prediction": Table(
+            ["t", "exact_max", "error_max", "relative_error"],
+            [[round(t, 3), round(e, 3), round(d, 3), percent(r)] for t, e, d, r in zip(
+                p["t"], p["exact_max"], p["error_max"], p["relative_error"])]),
+    }
+
+
+def report(data: dict) -> Report:
+    """The DeepONet page's tables and verdicts, from its data alone."""
+    verdicts = {**step_verdicts(data), **first_call_verdicts(data)}
+    tables = {"step_time": step_table(data),
+              "first_call": first_call_table(data, verdicts["break_even"]),
+              **training_tables(data)}
+    return Report(tables=tables, verdicts=verdicts)
+
+
+# ---------------------------------------------------------------- figures
+
+
+def ratio_bars(slow, fast):
+    """Median ratio and the distances to the range over both interquartile ranges."""
+    mid = median(slow) / median(fast)
+    return mid, [[mid - slow["q1"] / fast["q3"]], [slow["q3"] / fast["q1"] - mid]]
+
+
+def scaling_figure(data, words):
+    """The un-jitted / jitted ratio against the batch size."""
     import matplotlib.pyplot as plt
 
-    example = int(np.argsort(errors)[len(errors) // 2])
+    s, i, o = data["scaling"], train_index(data), data["original"]
     fig, ax = plt.subplots()
-    rows = []
-    for time_ in PLOT_TIMES:
-        k = int(np.argmin(np.abs(t - time_)))
-        net, true = predicted[example, k], exact[example, k]
-        line, = ax.plot(x, true, label=f"exact, t = {t[k]:.2g}")
-        ax.plot(x, net, "--", color=line.get_color(), label=f"network, t = {t[k]:.2g}")
-        rows.append([f"{t[k]:.2g}", f"{np.abs(true).max():.3f}",
-                     f"{np.abs(net - true).max():.3f}",
-                     f"{np.linalg.norm(net - true) / np.linalg.norm(true):.1%}"])
-    ax.set_xlabel("x")
-    ax.set_ylabel("s(t, x)")
-    ax.set_title(f"Held-out input {example}: network (dashed), exact solution (solid)")
+    bars = [ratio_bars(e, j) for e, j in zip(s["eager"], s["jit"])]
+    ax.errorbar(s["batch"], [m for m, _ in bars],
+                yerr=np.hstack([np.array(b) for _, b in bars]), marker="o", capsize=3,
+                label=words["new_i"])
+    color = ax.lines[-1].get_color()
+    mid, bar = ratio_bars(data["same_i"]["eager"], s["jit"][i])
+    ax.errorbar([s["batch"][i]], [mid], yerr=bar, marker="s", capsize=3,
+                linestyle="none", label=words["same_i"])
+    if o:
+        ax.plot([o["batch"]], [median(o["eager"]) / median(o["jit"])], marker="o",
+                linestyle="none", markersize=9, markerfacecolor="none", color=color,
+                label=words["paper"])
+    log_log_axes(ax, words["xlabel"], words["ylabel"], words["title"])
+    return fig
+
+
+def loss_figure(data, words):
+    """Each loss term on its step's batch, over the training run."""
+    import matplotlib.pyplot as plt
+
+    log = data["training"]["log"]
+    steps = [r["step"] for r in log]
+    fig, ax = plt.subplots()
+    for key in ("ics", "bcs", "res"):
+        ax.plot(steps, [r[key] for r in log], label=words[key], linewidth=1)
+    ax.set(yscale="log", xlabel=words["xlabel"], ylabel=words["ylabel"],
+           title=words["title"])
+    ax.legend()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+def prediction_figure(data, words):
+    """The held-out input of median error: network (dashed) and exact (solid)."""
+    import matplotlib.pyplot as plt
+
+    p = data["prediction"]
+    fig, ax = plt.subplots()
+    for t, true, net in zip(p["t"], p["exact"], p["network"]):
+        line, = ax.plot(p["x"], true, label=words["exact"].format(t=f"{t:.2g}"))
+        ax.plot(p["x"], net, "--", color=line.get_color(),
+                label=words["network"].format(t=f"{t:.2g}"))
+    ax.set(xlabel="x", ylabel="s(t, x)",
+           title=words["title"].format(example=p["example"]))
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    alt = ("Four pairs of curves of s against x, at t = "
-           + ", ".join(r[0] for r in rows) + f", for held-out input {example} "
-           f"(relative L2 error {errors[example]:.1%} "
-           "over the whole grid): the exact solution flattens as it diffuses; the "
-           "network's dashed curves have relative L2 errors of "
-           + ", ".join(f"{r[3]} at t = {r[0]}" for r in rows) + ".")
-    report.figures["prediction"] = Figure(
-        fig, alt, "Solid: the exact solution; dashed: the trained network; one colour "
-        "per time.")
-    report.tables["prediction"] = markdown_table(
-        ["t", "largest exact value (absolute)", "largest error (absolute)",
-         "relative L2 error"], rows)
-    report.text.update(example=str(example), example_error=f"{errors[example]:.1%}",
-                       grid=f"{len(t)} × {len(x)}")
+    return fig
 
 
-def report_build_time(report, seconds, workers):
-    """Where this snippet's own time went: measured, for the page to say."""
-    report.data["seconds"] = seconds
-    report.text["build_time"] = (
-        f"Measuring took {fmt_seconds(seconds['total'])}: first calls "
-        f"{fmt_seconds(seconds['first_calls'])}, warm-up "
-        f"{fmt_seconds(seconds['warm_up'])} ({workers} at a time), samples "
-        f"{fmt_seconds(seconds['samples'])}, training and its check "
-        f"{fmt_seconds(seconds['training'])}.")
+FIGURES = {"scaling": scaling_figure, "loss_curve": loss_figure,
+           "prediction": prediction_figure}
