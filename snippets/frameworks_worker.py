@@ -3,8 +3,10 @@
     python frameworks_worker.py FRAMEWORK FOLDER [--quick] [--threads N]
 
 FOLDER holds what the benchmark prepared (problem.npz, problem.json, reference.npz); the
-worker writes FRAMEWORK.json (timings, first calls, agreement) and FRAMEWORK.npz (the
-parameters after a few training steps) there. It imports no other framework.
+worker writes FRAMEWORK.json (numbers and names only: timings, first calls, agreement,
+versions, thread settings; an error verbatim) and FRAMEWORK.npz (the parameters after a
+few training steps) there. It imports no other framework, and checks nothing: the
+benchmark checks what the page relies on.
 """
 
 import time
@@ -23,21 +25,18 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import frameworks as fw  # noqa: E402
-from measurement import (DocumentationMismatch, keep_freed_memory,  # noqa: E402
-                         python_loop, stopwatch, time_calls)
+from measurement import (keep_freed_memory, python_loop, stopwatch,  # noqa: E402
+                         time_calls)
 
 MODULES = {"numpy": "numpy", "numba": "numba", "torch": "torch",
            "tensorflow": "tensorflow", "jax": "jax"}
 AGREEMENT_STEPS = 3  # steps from the same weights before the parameters are compared
-# torch.compile fails on a gradient of a gradient (create_graph=True): the page shows
-# the message, and if it ever succeeds the build says so (see check_expected).
-EXPECTED_FAILURES = {("torch", "physics", "torch.compile")}
 # Quick mode runs only the physics-informed step, and only where its first call is
 # cheap: the eager steps and jax.jit (the reference). The compiled steps of PyTorch and
 # TensorFlow, and eager JAX's (hundreds of primitives, each compiled at its first use),
-# take seconds each to start; the tables say so in their place.
+# take seconds each to start; the tables say so in their place ({"skipped": true}).
 QUICK_STEPS = {("physics", "eager"), ("physics", "jax.jit")}
-SKIPPED = "not measured in quick mode"
+QUICK_TORCH_COMPILE = {"backend": "aot_eager"}  # quick mode: no C++ to generate
 PHASES = {}  # phase -> [wall s, CPU s]: where the worker's time goes (the time budget)
 
 
@@ -71,51 +70,65 @@ def selu_input(n):
 
 
 def set_threads(name, threads):
-    """Fix the intra-op threads where the framework has a setting; say what holds."""
+    """Fix the intra-op threads where the framework has a setting; return what holds,
+    as data: the counts, and `kind`, how the framework uses threads ("set": the
+    settings above; "parallel_only": Numba's, for parallel=True only; "xla_default":
+    no setting, XLA's CPU runtime sizes its own pool; "calling_thread": NumPy's
+    ufuncs)."""
     if name == "numba":
         import numba
         numba.set_num_threads(threads)
-        return {"intra_op": numba.get_num_threads(), "note": "parallel=True only"}
+        return {"intra_op": numba.get_num_threads(), "kind": "parallel_only"}
     if name == "torch":
         import torch
         torch.set_num_threads(threads)
         torch.set_num_interop_threads(1)
         return {"intra_op": torch.get_num_threads(),
-                "inter_op": torch.get_num_interop_threads()}
+                "inter_op": torch.get_num_interop_threads(), "kind": "set"}
     if name == "tensorflow":
         import tensorflow as tf
         tf.config.threading.set_intra_op_parallelism_threads(threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
         return {"intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
-                "inter_op": tf.config.threading.get_inter_op_parallelism_threads()}
-    if name == "jax":  # no setting: XLA's CPU runtime sizes its own pool
-        import jax
-        if jax.config.jax_compilation_cache_dir:  # the page says first calls are cold
-            raise DocumentationMismatch(
-                "frameworks_worker.py: the page says JAX has no persistent "
-                "compilation cache, but jax_compilation_cache_dir is set")
-        return {"intra_op": None, "note": "XLA's default"}
-    return {"intra_op": 1, "note": "ufuncs run on the calling thread"}
+                "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
+                "kind": "set"}
+    if name == "jax":
+        return {"kind": "xla_default"}
+    return {"intra_op": 1, "kind": "calling_thread"}
+
+
+def libraries(name, module):
+    """The versions a framework's numbers came from (Numba's: llvmlite's too), and for
+    JAX where it ran and whether a persistent compilation cache was set (the benchmark
+    gives it none: its first calls compile)."""
+    found = {MODULES[name]: module.__version__}
+    if name == "numba":
+        import llvmlite
+        found["llvmlite"] = llvmlite.__version__
+    if name == "jax":
+        import jaxlib
+        found["jaxlib"] = jaxlib.__version__
+    return found
 
 
 def selu_builder(name, quick):
     if name == "torch":  # quick mode: no C++ generation, a cheaper backend
-        return fw.torch_selu({"backend": "aot_eager"} if quick else {})
+        return fw.torch_selu(QUICK_TORCH_COMPILE if quick else {})
     return fw.SELU[name]()
 
 
 def measure_selu(name, folder, quick):
-    with phase("selu setup"):  # torch.compile's first use imports TorchDynamo
+    with phase("selu_setup"):  # torch.compile's first use imports TorchDynamo
         convert, variants = selu_builder(name, quick)
         reference = np.load(folder / "reference.npz")
         ns = sizes(quick)
         inputs = {n: convert(selu_input(n)) for n in ns}
     result = {label: {"first": None, "max_diff": {}} for label in variants}
     for label, selu in variants.items():  # first calls, at the headline size, cold
-        with phase(f"selu first {label}"):
+        with phase(f"selu_first[{label}]"):
             result[label]["first"], _ = stopwatch(lambda f=selu: f(inputs[ns[-1]]))
     for label, selu in variants.items():
-        with phase("selu agreement"):
+        with phase("selu_agreement"):
             for n in ns:
                 out = np.asarray(selu(inputs[n]))
                 diff = np.abs(out - reference[str(n)]).max()
@@ -124,7 +137,7 @@ def measure_selu(name, folder, quick):
              for label, selu in variants.items() for n in ns}
     # the calls above were the warm-up; full size: 7 to 15 rounds, until spreads settle
     repeats, least, min_sample = (3, None, 0.001) if quick else (15, 7, 0.01)
-    with phase("selu repeats"):
+    with phase("selu_repeats"):
         timed = time_calls(calls, repeats=repeats, warmup=0, min_sample_s=min_sample,
                            min_repeats=least)
     for (label, n), timing in timed.items():
@@ -134,7 +147,7 @@ def measure_selu(name, folder, quick):
 
 def step_builders(name, problem, quick):
     """(loss kind, variant) -> a function that builds the step: (run, params)."""
-    torch_options = {"backend": "aot_eager"} if quick else {}
+    torch_options = QUICK_TORCH_COMPILE if quick else {}
     per_kind = {
         "torch": lambda physics: {
             "eager": lambda: fw.torch_step(problem, physics),
@@ -155,7 +168,7 @@ def step_builders(name, problem, quick):
 
 
 def measure_steps(name, folder, quick, params_out):
-    with phase("step setup"):
+    with phase("step_setup"):
         problem = dict(np.load(folder / "problem.npz"))
         problem = {**json.loads((folder / "problem.json").read_text()),
                    "params": [problem[f"p{i}"] for i in range(len(problem) - 7)],
@@ -166,42 +179,28 @@ def measure_steps(name, folder, quick, params_out):
         entry = result.setdefault(kind, {}).setdefault(label, {})
         if quick and ((kind, label) not in QUICK_STEPS
                       or (name, label) == ("jax", "eager")):
-            entry["skipped"] = SKIPPED
+            entry["skipped"] = True
             continue
         try:
-            with phase(f"step first {kind} {label}"):
+            with phase(f"step_first[{kind}][{label}]"):
                 run, params = build()
                 entry["first"], loss = stopwatch(run)  # cold: the first step compiles
-        except Exception as error:  # shown when expected, else check_expected fails
+        except Exception as error:  # verbatim: the benchmark checks which may fail
             entry["error"] = f"{type(error).__name__}: {error}".strip()
             continue
-        with phase("step agreement"):
+        with phase("step_agreement"):
             entry["losses"] = [loss] + [run() for _ in range(AGREEMENT_STEPS - 1)]
         for i, array in enumerate(params()):
             params_out[f"{kind}|{label}|{i}"] = np.array(array)  # a copy: steps go on
         runs[kind, label] = run
     # the agreement steps above were the warm-up; full size: 5 to 7 rounds
     repeats, least, min_sample = (3, None, 0.001) if quick else (7, 5, 0.01)
-    with phase("step repeats"):
+    with phase("step_repeats"):
         timed = time_calls(runs, repeats=repeats, warmup=0, min_sample_s=min_sample,
                            min_repeats=least)
     for (kind, label), timing in timed.items():
         result[kind][label]["timing"] = timing.as_dict()
     return result
-
-
-def check_expected(name, steps):
-    """Fail where a step failed unexpectedly, or ran where the page says it fails."""
-    for kind, variants in steps.items():
-        for label, entry in variants.items():
-            expected = (name, kind, label) in EXPECTED_FAILURES
-            if "error" in entry and not expected:
-                raise SystemExit(
-                    f"{name} {label}: the {kind} step failed: {entry['error']}")
-            if expected and "error" not in entry and "skipped" not in entry:
-                raise DocumentationMismatch(
-                    f"docs/frameworks.md says {label} fails on the {kind} step, but "
-                    f"this {name} compiled it: update the page and EXPECTED_FAILURES")
 
 
 def main():
@@ -222,6 +221,10 @@ def main():
     start = time.perf_counter()
     with phase("import"):
         module = importlib.import_module(MODULES[name])
+    if name == "jax":  # where it runs (the benchmark asks for the CPU), and its cache
+        import jax
+        where = {"backend": jax.default_backend(),
+                 "compilation_cache_dir": jax.config.jax_compilation_cache_dir}
     import_s = NUMPY_IMPORT_S if name == "numpy" else time.perf_counter() - start
     with phase("threads"):
         threads = set_threads(name, args.threads)
@@ -229,11 +232,11 @@ def main():
     params_out = {}
     seconds_steps, steps = stopwatch(
         lambda: measure_steps(name, args.folder, args.quick, params_out))
-    check_expected(name, steps)
     if name == "numba":  # known only once a parallel function has run
         threads["layer"] = module.threading_layer()
-    result = {"version": module.__version__, "import_s": import_s, "threads": threads,
-              "allocator": allocator,
+    result = {"version": module.__version__, "libraries": libraries(name, module),
+              "import_s": import_s, "threads": threads, "allocator": allocator,
+              **(where if name == "jax" else {}),
               "python_loop": {"start": loop_start, "end": machine_speed()},
               "selu": selu, "steps": steps,
               "seconds": {"selu": seconds, "steps": seconds_steps},  # the time budget
