@@ -298,12 +298,13 @@ def jit_cache_sizes():
     from jax._src.interpreters import pxla
 
     return {
-        # pjit.py makes a second one, _cpp_pjit_cache_fun_only, for jit without options;
-        # no call in jax 0.10.2 uses it (donate_argnums=() counts as an option)
-        "dispatch: compiled calls": pjit._cpp_pjit_cache_explicit_attributes.capacity(),
-        "traced functions": pjit._infer_params_cached.cache_info().maxsize,
-        "lowered programs": pjit._pjit_lower.cache_info().maxsize,
-        "compiled executables": pxla._cached_compilation.cache_info().maxsize,
+        # compiled calls, looked up in C++ (pjit.py makes a second one,
+        # _cpp_pjit_cache_fun_only, for jit without options; no call in
+        # jax 0.10.2 uses it: donate_argnums=() counts as an option)
+        "dispatch": pjit._cpp_pjit_cache_explicit_attributes.capacity(),
+        "traced": pjit._infer_params_cached.cache_info().maxsize,  # functions
+        "lowered": pjit._pjit_lower.cache_info().maxsize,  # programs
+        "compiled": pxla._cached_compilation.cache_info().maxsize,  # executables
     }
 # --8<-- [end:cache_sizes]
 

@@ -1,53 +1,216 @@
 """snippets/training_loop_pauses_benchmark.py: what the quick build measured and logged
-that docs/training-loop-pauses.md relies on (no test here asserts a timing)."""
+that docs/training-loop-pauses.md relies on, and the verdicts its report draws from the
+data (no test here asserts a timing).
 
+PERTURBATIONS: the ways another machine's data differ, for tests/sitebuild/test_perturbations.py.
+"""
+
+import copy
 import re
 
+import pytest
+
+import training_loop_pauses_benchmark as bench
 from project import quick_results
+from training_loop_scenarios import STATED
 
 
 def results():
     return quick_results("training_loop_pauses_benchmark")
 
 
+# ---------------------------------------------------------------- other machines
+
+def _loop(data, key):
+    return data["timeline"][key]
+
+
+def _swap(data, a, b):
+    """Swap two timings found at dotted paths of data."""
+    def parent(path):
+        *head, last = path.split(".")
+        node = data
+        for part in head:
+            node = node[part]
+        return node, last
+    (pa, ka), (pb, kb) = parent(a), parent(b)
+    pa[ka], pb[kb] = pb[kb], pa[ka]
+    return data
+
+
+def _no_slower_logging(data):
+    orig = _loop(data, "original")
+    orig["later_logging"] = copy.deepcopy(orig["other"])
+    return data
+
+
+def _log_less(factor):
+    def change(data):
+        later = copy.deepcopy(_loop(data, "original")["later_logging"])
+        for key in ("median", "q1", "q3", "best"):
+            later[key] *= factor
+        _loop(data, "log_less")["later_logging"] = later
+        return data
+    return change
+
+
+def _in_flight(n):
+    def change(data):
+        data["costs"]["in_flight"] = n
+        return data
+    return change
+
+
+def _flat_timeline(data):
+    """No run-ahead: every iteration between logging iterations took a step."""
+    orig, step = _loop(data, "original"), data["costs"]["step"]["median"]
+    every = orig["log_every"]
+    orig["seconds"] = [s if i % every == 0 else step for i, s in enumerate(orig["seconds"])]
+    return data
+
+
+def _slow_level(data):
+    """A run ahead, then iterations of five steps each: not the chapter's two levels."""
+    orig, step = _loop(data, "original"), data["costs"]["step"]["median"]
+    every = orig["log_every"]
+    orig["seconds"] = [s if i % every == 0 else step / 10 if i % every < every // 2 else 5 * step
+                       for i, s in enumerate(orig["seconds"])]
+    return data
+
+
+def _full_build(step_difference, kept_alive):
+    """The cases a full build runs (quick mode runs one), with these outcomes."""
+    def change(data):
+        sc = data["scenarios"]
+        sc["kept_alive"] = kept_alive
+        sc["runs"] = {key: [{"compiles": c, "cache": [1, 1 + c]} for c in
+                            ([mistake] if fix is None else [fix, mistake])]
+                      for key, (mistake, fix) in STATED.items()}
+        sc["runs"]["numpy_batch"] = [{"compiles": 0, "cache": [1, 2]}]
+        data["log"]["scenarios"] = {key: "Finished XLA compilation of jit(step) in 0.5 sec"
+                                    for key in STATED}
+        data["stale"] = {"before": 12.5, "after": 12.5, "fresh": [12.5, 3.25],
+                         "compiles_stale": 1, "compiles_fresh": 1, "compiles_step": 0,
+                         "step_difference": step_difference}
+        return data
+    return change
+
+
+PERTURBATIONS = {
+    "logging iterations no slower than the others": _no_slower_logging,
+    "un-jitted evaluation faster than the jitted one":
+        lambda d: _swap(d, "costs.eager_eval", "costs.jitted_eval"),
+    "jitted evaluation's logging iterations slower":
+        lambda d: _swap(d, "timeline.original.later_logging", "timeline.jitted_eval.later_logging"),
+    "logging less often: pauses as long": _log_less(1.0),
+    "logging less often: pauses 3x longer": _log_less(3.0),
+    "in flight at the CPU client's limit": _in_flight(bench.CPU_IN_FLIGHT),
+    "in flight: 4": _in_flight(4),
+    "in flight: over the CPU client's limit": _in_flight(64),
+    "no run-ahead": _flat_timeline,
+    "a run-ahead, then slow iterations": _slow_level,
+    "full build: bit-identical steps, old model kept": _full_build(0.0, True),
+    "full build: steps differing in the last bits, old model freed": _full_build(1e-7, False),
+}
+
+
+# ---------------------------------------------------------------- the report from data
+
+def _data():
+    """Data as a quick build writes it, with round numbers."""
+    def t(median):
+        return {"median": median, "q1": median * 0.9, "q3": median * 1.1, "best": median * 0.8,
+                "spread": 0.2, "number": 1}
+    step, every, n = 1e-3, 10, 30
+    seconds = [2.0] + [(step / 10 if i % every < 6 else step) if i % every else 50e-3
+                       for i in range(1, n)]
+    loop = bench.summary(seconds, [1e-3] * 3, every)
+    return {"n_iter": n, "log_every": every, "config": {"width": 8, "depth": 1, "batch_size": 64},
+            "compiled": {"by_iteration": {"0": ["step", "tanh"]}, "step_seconds": 1.0, "eager": 1,
+                         "eager_primitives": 1, "eager_seconds": 0.1, "step_cache": 1},
+            "log": {"step_first": "", "eager_first": "", "eager_messages": 12, "eager_shown": 10,
+                    "scenarios": {"numpy_batch": ""}},
+            "cache_sizes": dict(bench.STATED_CACHES),
+            "timeline": {"original": loop, "jitted_eval": bench.summary(
+                             [0.5] + [step] * (n - 1), [1e-3] * 3, every),
+                         "blocking": loop, "log_less": bench.summary(seconds, [1e-3], 3 * every + 1)},
+            "costs": {"step": t(step), "eager_eval": t(50e-3), "jitted_eval": t(0.1e-3),
+                      "in_flight": 20, "in_flight_counts": [20]},
+            "scenarios": {"n_points": 160, "batch_size": 64, "kept_alive": None,
+                          "runs": {"numpy_batch": [{"compiles": 0, "cache": [1, 2]}]}},
+            "stale": None}
+
+
+def test_the_report_reads_the_chapters_shapes_from_the_data():
+    verdicts = bench.report(_data()).verdicts
+    assert verdicts["logging_vs_other"]["winner"] == "other"
+    assert verdicts["evaluation"]["winner"] == "jitted_eval"
+    assert verdicts["log_less"]["kind"] == "not_measured"  # no second logging iteration
+    assert verdicts["in_flight"] == {"kind": "below_limit", "found": 20, "limit": 32}
+    assert verdicts["levels"]["kind"] == "two_levels" and verdicts["levels"]["run_ahead"] == 5
+
+
+@pytest.mark.parametrize("label, kind", [
+    ("no run-ahead", "no_run_ahead"), ("a run-ahead, then slow iterations", "unexpected")])
+def test_other_timelines_get_other_verdicts_and_never_stop_the_build(label, kind):
+    levels = bench.report(PERTURBATIONS[label](_data())).verdicts["levels"]
+    assert levels["kind"] == kind and levels["expected"] is False
+
+
+def test_in_flight_counts_are_data():
+    for n, kind in ((32, "at_limit"), (4, "below_limit"), (64, "above_limit")):
+        assert bench.report(_in_flight(n)(_data())).verdicts["in_flight"]["kind"] == kind
+
+
+def test_swapped_timings_swap_the_winner():
+    data = PERTURBATIONS["un-jitted evaluation faster than the jitted one"](_data())
+    assert bench.report(data).verdicts["evaluation"]["winner"] == "eager_eval"
+    assert bench.report(_no_slower_logging(_data())).verdicts["logging_vs_other"]["kind"] == "same"
+
+
+def test_tables_hold_word_keys_and_numbers():
+    tables = bench.report(_full_build(0.0, True)(_data())).tables
+    assert tables["timeline"].rows[3][3] == {"word": "none"}  # log_less: no later logging iteration
+    assert [row[1] for row in tables["scenarios"].rows] == [1, 1, 1, 1, 0]
+    assert tables["stale"].rows[1][2] == {"bold": 12.5}
+
+
+# ---------------------------------------------------------------- the quick build
+
 def test_the_step_compiled_once_in_iteration_0_and_never_again(built_site):
-    by_iteration = results()["data"]["log_by_iteration"]  # compilations JAX logged
-    assert list(by_iteration) == ["0"]
-    compiled = by_iteration["0"]
-    assert compiled.count("step") == 1
-    eager = [name for name in compiled if name != "step"]  # un-jitted evaluation, op by op
+    compiled = results()["data"]["compiled"]
+    assert list(compiled["by_iteration"]) == ["0"]  # compilations JAX logged
+    names = compiled["by_iteration"]["0"]
+    assert names.count("step") == 1
+    eager = [name for name in names if name != "step"]  # un-jitted evaluation, op by op
     assert len(eager) > 10 and {"tanh", "multiply"} <= set(eager)
-    assert results()["text"]["step_cache"] == "1"
+    assert compiled["step_cache"] == 1
+    assert "training_loop.compiles_only_in_iteration_0" in results()["facts"]
 
 
 def test_every_loop_was_timed_at_every_iteration_and_each_wait_measured(built_site):
-    timeline = results()["data"]["timeline"]
-    assert list(timeline["seconds"]) == ["original", "jitted evaluation",
-                                         "blocking every step", "logging 3x less often"]
-    n_iter, every = timeline["n_iter"], timeline["log_every"]
-    for name, seconds in timeline["seconds"].items():
-        assert len(seconds) == n_iter
-        step = 3 * every if name == "logging 3x less often" else every
-        assert len(timeline["waits"][name]) == len(range(0, n_iter, step)), name
-    assert 0 <= results()["data"]["costs"]["in_flight"] <= 32
+    data = results()["data"]
+    assert list(data["timeline"]) == list(bench.LOOPS)
+    for key, loop in data["timeline"].items():
+        assert len(loop["seconds"]) == data["n_iter"]
+        every = loop["log_every"]
+        assert every == (3 if key == "log_less" else 1) * data["log_every"]
+        assert len(loop["waits"]) == len(range(0, data["n_iter"], every)), key
+    assert 0 <= data["costs"]["in_flight"] == max(data["costs"]["in_flight_counts"])
 
 
-def test_numpy_batches_take_a_cache_entry_and_compile_nothing_even_in_quick_mode(
-        built_site):
+def test_numpy_batches_take_a_cache_entry_and_compile_nothing_even_in_quick_mode(built_site):
     r = results()
-    numpy_batch = r["data"]["scenarios"]["numpy_batch"]
+    numpy_batch = r["data"]["scenarios"]["runs"]["numpy_batch"]
     assert [run["compiles"] for run in numpy_batch] == [0]
     before, after = numpy_batch[0]["cache"]
     assert after == before + 1
-    table = results()["tables"]["scenarios"]
-    assert "not run in quick mode" in table and "| 1 → 2 |" in table
+    rows = {row[0]["word"]: row for row in r["tables"]["scenarios"]["rows"]}
+    assert rows["ragged"][1] == {"word": "skipped"} and rows["numpy_batch"][2] == "1 → 2"
 
 
 def test_the_shared_cache_sizes_were_read_from_jax(built_site):
-    sizes = results()["data"]["cache_sizes"]
-    assert sizes["dispatch: compiled calls"] == 8192
-    assert sizes["compiled executables"] == 2048
-    assert "8,192" in results()["tables"]["caches"]
+    assert results()["data"]["cache_sizes"] == bench.STATED_CACHES
 
 
 def test_the_page_is_built_with_its_figure_and_answer_first(built_site):
@@ -55,4 +218,4 @@ def test_the_page_is_built_with_its_figure_and_answer_first(built_site):
     assert html.count("measured/training_loop_pauses_benchmark/timeline_") == 1
     text = re.sub(r"<[^>]+>", "", html)
     assert "JAX_LOG_COMPILES=1 JAX_EXPLAIN_CACHE_MISSES=1 python train.py" in text
-    assert "56.9 ms" not in text and "8,192 entries (jax/_src/pjit.py), far more" not in text
+    assert "8,192 newer call signatures" in text and "2,048 newer programs" in text
