@@ -1,14 +1,16 @@
 """The errors jax.jit raises, each with the smallest code that triggers it and its fix.
 
 Every pitfall and every fix is a small function cut into a named section; the page
-docs/sharp-bits.md shows them. sharp_bits_benchmark.py lists the calls the page
-shows for each, as lines of an interactive session, and runs them with
-error_capture.run_session.
+docs/sharp-bits.md shows them. CASES, at the end, lists the calls the page shows for
+each, as lines of an interactive session; error_capture.run_session runs them, and
+sharp_bits_benchmark.py captures what they raise and return while the site is built.
 
 Run it to see every pitfall fail and every fix work:  python snippets/sharp_bits.py
 """
 
 import sys
+
+from error_capture import Case, Session, run_session
 
 # --8<-- [start:imports]
 from dataclasses import dataclass
@@ -303,10 +305,92 @@ def add_one_donated(x):
 # --8<-- [end:donate_pitfall]
 
 
-if __name__ == "__main__":
-    from error_capture import run_session
-    from sharp_bits_benchmark import CASES  # the sessions the page shows
+# ------------------------------------------------------ the sessions the page shows
 
+X4 = "jnp.array([-1.0, 2.0, -3.0, 4.0])"
+GRID5 = float(np.mean(np.sin(np.pi * np.linspace(0, 1, 5))))
+E = jax.errors
+# The sessions the page shows: what each pitfall raises, what each fix returns.
+CASES: dict[str, Case] = {
+    "branch": Case(
+        "a Python if on a traced value",
+        Session(["leaky_relu(-2.0)"]), E.TracerBoolConversionError,
+        fixes={
+            "where": Session([f"leaky_relu_where({X4})"], [-0.1, 2.0, -0.3, 4.0]),
+            "cond": Session(["leaky_relu_cond(-2.0)"], -0.2),
+            "static": Session(
+                ["leaky_relu_static(-2.0)", "leaky_relu_static(3.0)",
+                 "leaky_relu_static._cache_size()  # programs compiled: one per value"],
+                2),
+        }),
+    "shape": Case(
+        "a shape computed from a traced value",
+        Session(["mean_on_grid(5)"]), E.ConcretizationTypeError,
+        fixes={"static": Session(["mean_on_grid_static(5)"], GRID5)},
+        variants={"zeros": (Session(["zeros_of_length(3)"]), TypeError)}),
+    "index": Case(
+        "a tracer used as a Python integer",
+        Session(["weighted(10.0, 1)"]), E.TracerIntegerConversionError,
+        fixes={"array": Session(["weighted_array(10.0, 1)"], 3.0)},
+        variants={"int": (Session(["weighted_int(10.0, 1)"]),
+                          E.ConcretizationTypeError)}),
+    "numpy": Case(
+        "a tracer handed to NumPy",
+        Session(["norm(jnp.array([3.0, 4.0]))"]), E.TracerArrayConversionError,
+        fixes={"jnp": Session(["norm_jnp(jnp.array([3.0, 4.0]))"], 5.0),
+               "callback": Session(["norm_callback(jnp.array([3.0, 4.0]))"], 5.0)}),
+    "mask": Case(
+        "a boolean mask with a data-dependent size",
+        Session([f"positive_sum({X4})"]), E.NonConcreteBooleanIndexError,
+        fixes={"where": Session([f"positive_sum_where({X4})"], 6.0),
+               "size": Session([f"positives_padded({X4})"], [2.0, 4.0, 0.0, 0.0])}),
+    "trace_time": Case(
+        "print and global variables, read while tracing",
+        Session(["scaled(1.0)", "scaled(1.0)", "SCALE = 3.0",
+                 "scaled(1.0)  # still 2: a cached program",
+                 "scaled(jnp.ones(2))  # a new shape: traced again, SCALE read again"]),
+        None,
+        fixes={"explicit": Session(
+            ["scaled_explicit(1.0, 2.0)", "scaled_explicit(1.0, 3.0)"], 3.0)}),
+    "inplace": Case(
+        "in-place assignment",
+        Session(["set_first(jnp.array([1.0, 2.0, 3.0]), 9.0)"]), TypeError,
+        fixes={"at": Session(["set_first_at(jnp.array([1.0, 2.0, 3.0]), 9.0)"],
+                             [9.0, 2.0, 3.0])},
+        variants={"eager": (Session(["x = jnp.array([1.0, 2.0, 3.0])",
+                                     "x[0] = 9.0  # no jit at all"]), TypeError)}),
+    "unhashable": Case(
+        "an unhashable static argument",
+        Session(['polynomial(2.0, config={"coefficients": [1.0, 0.0, 3.0]})']),
+        ValueError,
+        fixes={"tuple": Session(["polynomial_tuple(2.0, coefficients=(1.0, 0.0, 3.0))"],
+                                13.0),
+               "dataclass": Session(
+                   ["polynomial_frozen(2.0, poly=Polynomial((1.0, 0.0, 3.0)))"],
+                   13.0)}),
+    "leak": Case(
+        "a leaked tracer",
+        Session(["step_and_record(1.0)", "history[-1] + 1.0"]), E.UnexpectedTracerError,
+        fixes={"return": Session(["out, y = step_returning(1.0)", "history.append(y)",
+                                  "history[-1] + 1.0"], 3.0)}),
+    "loop": Case(
+        "a Python loop, unrolled while tracing",
+        Session(["euler_unrolled(jnp.float32(0.1), 100)"], None), None,
+        fixes={"fori": Session(["euler_fori(jnp.float32(0.1), 100)"]),
+               "scan": Session(["euler_scan(jnp.float32(0.1), 100)"]),
+               "traced_length": Session(["euler_fori_any_length(jnp.float32(0.1), 100)",
+                                         "euler_fori_any_length(jnp.float32(0.1), 200)",
+                                         "euler_fori_any_length._cache_size()"], 1)}),
+    "donate": Case(
+        "a donated array, used again",
+        Session(["x = jnp.zeros(3)", "y = add_one_donated(x)",
+                 "x + 1.0  # x was donated to the call"]), RuntimeError,
+        fixes={"rebind": Session(["x = jnp.zeros(3)",
+                                  "x = add_one_donated(x)  # keep only the result",
+                                  "x + 1.0"], [2.0, 2.0, 2.0])}),
+}
+
+if __name__ == "__main__":
     module = sys.modules[__name__]
     for case in CASES.values():
         print(f"== {case.title}")

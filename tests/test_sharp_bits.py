@@ -1,12 +1,12 @@
 """snippets/sharp_bits.py: each pitfall raises exactly the class the page names, each
-fix returns the value the page shows (the sessions are in sharp_bits_benchmark.CASES)."""
+fix returns the value the page shows (the sessions are sharp_bits.CASES)."""
 
 import numpy as np
 import pytest
 
 import error_capture
 import sharp_bits
-from sharp_bits_benchmark import CASES
+from sharp_bits import CASES
 
 
 def run_session(session):

@@ -1,17 +1,109 @@
-"""snippets/sharp_bits_benchmark.py: what the build captured, and what the page shows
-(no test here asserts a timing)."""
+"""snippets/sharp_bits_benchmark.py: what the build captured, the verdicts its report
+draws from the data, and what the page shows (no test here asserts a timing).
 
+PERTURBATIONS: the ways another machine's data differ, for tests/sitebuild/test_perturbations.py.
+"""
+
+import copy
 import html
 import re
 
+import pytest
+
+import sharp_bits_benchmark as bench
 from error_capture import error_name
 from project import ROOT, quick_results
-from sharp_bits_benchmark import CASES
+from sharp_bits import CASES
 
 
 def results():
     return quick_results("sharp_bits_benchmark")
 
+
+# ---------------------------------------------------------------- other machines
+
+def _last(data, label):
+    return data["loops"]["results"][label][-1]
+
+
+def _swap_first(data):
+    """The unrolled loop compiled faster than fori_loop at the largest length."""
+    a, b = _last(data, "unrolled"), _last(data, "fori")
+    a["first"], b["first"] = b["first"], a["first"]
+    return data
+
+
+def _same_first(data):
+    _last(data, "unrolled")["first"] = copy.deepcopy(_last(data, "fori")["first"])
+    return data
+
+
+def _steady(factor):
+    """The unrolled loop's steady call `factor` times fori_loop's."""
+    def change(data):
+        fori = _last(data, "fori")["steady"]
+        _last(data, "unrolled")["steady"] = {
+            **fori, **{k: fori[k] * factor for k in ("median", "q1", "q3", "best")},
+            "samples": [x * factor for x in fori["samples"]]}
+        return data
+    return change
+
+
+PERTURBATIONS = {
+    "unrolled loop compiles faster than fori_loop": _swap_first,
+    "unrolled loop and fori_loop compile alike": _same_first,
+    "unrolled steady call 3x faster": _steady(1 / 3),
+    "unrolled steady call 3x slower": _steady(3.0),
+    "steady calls alike": _steady(1.0),
+}
+
+
+def _data():
+    def t(median, n=3):
+        return {"median": median, "q1": median * 0.95, "q3": median * 1.05, "best": median * 0.9,
+                "spread": 0.1, "number": 1, "samples": [median * 0.9, median, median * 1.1][:n]}
+    point = {"unrolled": (0.2, 10e-6, 400), "fori": (0.05, 10.2e-6, 1), "scan": (0.05, 10e-6, 1)}
+    return {"jax": "0.10.2",
+            "errors": {"branch": {"error": "jax.errors.TracerBoolConversionError", "message": "",
+                                  "raised_at": "tracing", "bases": ["TypeError"],
+                                  "fixes": {}, "variants": {}},
+                       "loop": {"error": None, "message": "", "raised_at": None, "bases": [],
+                                "fixes": {}, "variants": {}}},
+            "loops": {"lengths": [100], "repeats": 3,
+                      "results": {label: [{"n": 100, "equations": eq, "trace_and_lower": t(f / 2),
+                                           "compile": t(f / 2), "first": t(f), "steady": t(s)}]
+                                  for label, (f, s, eq) in point.items()},
+                      "primitives": {"fori": "scan", "scan": "scan", "traced": "while"}}}
+
+
+def test_the_report_compares_the_loops_at_the_largest_length():
+    verdicts = bench.report(_data()).verdicts
+    assert verdicts["first"]["winner"] == "fori" and verdicts["first"]["ratio"] == 4
+    assert verdicts["steady"]["kind"] == "same"
+    assert verdicts["first"]["reads"] == ["loops.results.fori.-1.first",
+                                          "loops.results.unrolled.-1.first"]
+
+
+def test_other_machines_get_other_verdicts_and_never_stop_the_build():
+    assert bench.report(_swap_first(_data())).verdicts["first"]["winner"] == "unrolled"
+    assert bench.report(_same_first(_data())).verdicts["first"]["kind"] == "same"
+    assert bench.report(_steady(3.0)(_data())).verdicts["steady"]["winner"] == "fori"
+    assert bench.report(_steady(1 / 3)(_data())).verdicts["steady"]["winner"] == "unrolled"
+
+
+def test_the_errors_table_holds_names_and_word_keys():
+    rows = bench.report(_data()).tables["errors"].rows
+    assert rows[0] == [{"word": "case_branch"}, {"word": "at_tracing"},
+                       "`jax.errors.TracerBoolConversionError`", "`TypeError`"]
+    assert rows[1][1:3] == [{"word": "at_none"}, {"word": "silent"}]
+
+
+def test_loops_table_gives_fastest_to_slowest_compilation():
+    row = bench.report(_data()).tables["loops"].rows[0]
+    assert row[1] == {"word": "unrolled"} and row[5]["timing"] == pytest.approx([0.2, 0.18, 0.22])
+
+
+# ---------------------------------------------------------------- the quick build
 
 def test_every_capture_is_the_documented_class_and_every_fix_ran(built_site):
     r = results()
@@ -19,18 +111,19 @@ def test_every_capture_is_the_documented_class_and_every_fix_ran(built_site):
         captured = r["data"]["errors"][name]
         assert captured["error"] == (error_name(case.error) if case.error else None), name
         assert set(captured["fixes"]) == set(case.fixes)
-        assert r["text"]["sessions"][name]["pitfall"].startswith(">>> ")
+        assert r["data"]["captured"][name]["pitfall"].startswith(">>> ")
     assert r["data"]["errors"]["donate"]["error"] == "RuntimeError"
+    assert "sharp_bits.raised_and_returned" in r["facts"]
 
 
 def test_loop_compilations_were_repeated_and_each_kept(built_site):
     loops = results()["data"]["loops"]
     assert loops["lengths"] == [10, 30] and loops["repeats"] == 2  # quick mode
     for rows in loops["results"].values():
-        assert all(len(row["first_samples"]) == loops["repeats"] for row in rows)
-    unrolled = loops["results"]["Python for loop (unrolled)"]
+        assert all(len(row["first"]["samples"]) == loops["repeats"] for row in rows)
+    unrolled = loops["results"]["unrolled"]
     assert [row["equations"] for row in unrolled] == [4 * n for n in loops["lengths"]]
-    assert all(row["equations"] == 1 for row in loops["results"]["lax.fori_loop"])
+    assert all(row["equations"] == 1 for row in loops["results"]["fori"])
 
 
 def page_text(site):
@@ -40,11 +133,11 @@ def page_text(site):
 
 def test_page_shows_each_captured_error_and_fix(built_site):
     raw, text = page_text(built_site)
-    r = results()
+    captured = results()["data"]["captured"]
     for name, case in CASES.items():
-        shown = r["text"]["sessions"][name]
+        shown = captured[name]
         transcripts = {"pitfall": shown["pitfall"], **shown["fixes"],
-                       **{v: shown["variants"][v]["transcript"] for v in case.variants}}
+                       **{v: shown["variants"][v] for v in case.variants}}
         assert set(shown["fixes"]) == set(case.fixes), name
         for key, transcript in transcripts.items():
             for line in transcript.splitlines():
