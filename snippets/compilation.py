@@ -7,6 +7,7 @@ chapter shows it).
 
 from __future__ import annotations
 
+# --8<-- [start:count_compilations]
 import collections
 import contextlib
 
@@ -15,7 +16,6 @@ import jax
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"  # one per compilation
 
 
-# --8<-- [start:count_compilations]
 class Compilations(collections.Counter):
     """XLA compilations by function name, e.g. {"jit(step)": 1}, and `seconds`:
     the time JAX reported tracing, lowering and compiling them."""
