@@ -1,6 +1,7 @@
-"""The recompilations a training loop can cause, run on the DeepONet step and checked
-against what docs/training-loop-pauses.md says; training_loop_pauses_benchmark.py calls
-them. Compilations are counted in JAX's own log (jax_log_compiles).
+"""The recompilations a training loop can cause, run on the DeepONet step, and the stale
+static self; training_loop_pauses_benchmark.py calls them. Compilations are counted in
+JAX's own log (jax_log_compiles). What JAX compiles in each case is a fact of the pinned
+JAX (its cache key): `measurement.fact` stops the build where it changed.
 """
 
 import gc
@@ -12,9 +13,7 @@ import numpy as np
 
 import training_loop_pauses as tl
 from deeponet import PIDeepONet
-from measurement import DocumentationMismatch, markdown_table
-
-SKIPPED = "(not run in quick mode)"
+from measurement import fact
 
 # What the page says: compilations of `step` in JAX's log, (with the mistake, the fix).
 STATED = {
@@ -24,14 +23,6 @@ STATED = {
     "x64": (1, None),  # on: one compilation; off again: the 32-bit program is cached
     "numpy_batch": (0, None),  # the cache grows, but nothing compiles
 }
-SCENARIOS = {  # what the loop does, and the fix
-    "ragged": ("a ragged last batch ({n} points in batches of {b})",
-               "drop the short batch"),
-    "numpy_int": ("`np.int32(i)` as the iteration number", "`int(i)`"),
-    "new_instance": ("a new `PIDeepONet` for a second run", "reuse the instance"),
-    "x64": ("`jax_enable_x64` on for a step, then off again", "leave it alone"),
-    "numpy_batch": ("the same batches as NumPy arrays", "(nothing to fix)"),
-}
 
 
 def mentions(message, name):
@@ -40,7 +31,7 @@ def mentions(message, name):
 
 def run_scenarios(model, functions, batches, params, config, keys=tuple(STATED)):
     """Each real recompilation in `keys`, its fix first; compilations of step counted
-    in JAX's log. Raises unless JAX compiled what STATED (and so the page) says."""
+    in JAX's log. Stops the build unless JAX compiled what STATED (the page) says."""
     scenarios = {}
 
     def count(key, fn):
@@ -81,22 +72,22 @@ def run_scenarios(model, functions, batches, params, config, keys=tuple(STATED))
         mistake, fix = STATED[key]
         seen = [r["compiles"] for r in scenarios[key]]
         expected = [mistake] if fix is None else [fix, mistake]
-        if seen != expected:
-            raise DocumentationMismatch(f"scenario {key}: the page says {expected} "
-                                        f"compilations of step, JAX logged {seen}")
+        fact(f"training_loop.recompiles.{key}", seen == expected,
+             f"The page says {expected} compilations of step (with the fix, then "
+             f"without), JAX logged {seen}.")
     if "numpy_batch" in keys:
         before, after = scenarios["numpy_batch"][0]["cache"]
-        if after != before + 1:
-            raise DocumentationMismatch(
-                f"the page says NumPy batches, compiling nothing, add one entry to the "
-                f"step's cache (its key tells NumPy from jax.Array); it went "
-                f"{before} → {after}")
+        fact("training_loop.numpy_batch_cache_entry", after == before + 1,
+             "The page says NumPy batches, compiling nothing, add one entry to the "
+             "step's cache (its key tells NumPy from jax.Array); it went "
+             f"{before} → {after}.")
     return {**scenarios, "n_points": n_points,
-            "kept_alive": second is not None and second() is not None}
+            "kept_alive": None if second is None else second() is not None}
 
 
 def run_stale(model, batches, config):
-    """The stale static self, with numbers; raises unless it does what the page says."""
+    """The stale static self, with numbers; stops the build unless JAX behaves as the
+    page says (no recompilation, the old weight kept, the argument read anew)."""
     weighted = tl.WeightedDeepONet(config)
     with tl.jax_log() as stale_log:
         before, after = tl.stale_weight(weighted, batches)
@@ -112,36 +103,10 @@ def run_stale(model, batches, config):
              "compiles_step": len(tl.compiled(step_log, "step")),
              "step_difference": step_diff}
     counts = (stale["compiles_stale"], stale["compiles_fresh"], stale["compiles_step"])
-    if counts != (1, 1, 0) or after != before or step_diff != 0.0 or fresh[1] == before:
-        raise DocumentationMismatch(f"the stale-self case did not behave as the page "
-                                    f"says: {stale}")
+    # the same program on the same values (a backend may round a reduction otherwise
+    # from one run to the next), where the argument's 0 changes the loss outright
+    kept = np.isclose(after, before, rtol=1e-5)
+    fact("training_loop.stale_self",
+         counts == (1, 1, 0) and kept and not np.isclose(fresh[1], before, rtol=1e-3),
+         f"A changed attribute of a static self: {stale}")
     return stale
-
-
-def scenario_table(scenarios, batch_size, keys):
-    rows = []
-    for key, (title, fix) in SCENARIOS.items():
-        title = title.format(n=scenarios["n_points"], b=batch_size)
-        if key not in keys:
-            rows.append([title, SKIPPED, "", fix, ""])
-            continue
-        runs = scenarios[key]
-        before, after = runs[-1]["cache"]
-        rows.append([title, str(runs[-1]["compiles"]), f"{before} → {after}", fix,
-                     str(runs[0]["compiles"]) if len(runs) == 2 else "–"])
-    return markdown_table(["what the loop does", "compilations of `step`",
-                           "`step._cache_size()`", "fix", "compilations with the fix"],
-                          rows)
-
-
-def stale_table(stale):
-    before, after, (ten, zero) = stale["before"], stale["after"], stale["fresh"]
-    return markdown_table(
-        ["call", "ics_weight", "loss returned", "compilations"],
-        [["`model.total_loss(params, ...)`, first call", "10.0, in `self`",
-          f"{before:.6g}", "1"],
-         ["the same, after `model.ics_weight = 0.0`", "0.0, in `self`",
-          f"**{after:.6g}** (stale)", "0"],
-         ["`weighted_loss(params, 10.0, ...)`", "10.0, an argument", f"{ten:.6g}", "1"],
-         ["`weighted_loss(params, 0.0, ...)`", "0.0, an argument", f"**{zero:.6g}**",
-          "0"]])

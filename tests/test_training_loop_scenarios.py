@@ -43,7 +43,7 @@ def setup():
 def test_each_recompilation_is_what_the_page_says(setup):
     model, functions, batches, params = setup
     x64 = jax.config.jax_enable_x64
-    # raises on a mismatch
+    # stops the build (measurement.fact) on a mismatch
     scenarios = sc.run_scenarios(model, functions, batches, params, CONFIG)
     assert jax.config.jax_enable_x64 == x64
     assert sc.STATED == STATED
@@ -58,9 +58,7 @@ def test_each_recompilation_is_what_the_page_says(setup):
             assert any(EXPLAINED[key] in m for m in runs[-1]["log"]), runs[-1]["log"]
         else:
             assert runs[-1]["log"] == []  # no trace, no compilation: nothing logged
-    assert scenarios["kept_alive"]  # the step's cache holds the second model
-    table = sc.scenario_table(scenarios, CONFIG.batch_size, tuple(STATED))
-    assert table.count("\n") == 2 + len(STATED)
+    assert scenarios["kept_alive"] is True  # the step's cache holds the second model
 
 
 def test_a_static_self_gives_the_stale_value_and_the_argument_the_fresh_one(setup):
@@ -88,3 +86,12 @@ def test_a_static_self_gives_the_stale_value_and_the_argument_the_fresh_one(setu
     for a, b in zip(jax.tree.leaves(step_before), jax.tree.leaves(step_after)):
         np.testing.assert_array_equal(a, b)  # the update made with the old weight, bit for bit
     assert model.ics_weight == 10.0  # stale_step puts the weight back
+
+
+def test_run_stale_records_the_numbers_the_page_words(setup):
+    model, _, batches, _ = setup
+    tl.weighted_loss.clear_cache()  # as in the build: compiled once, there
+    stale = sc.run_stale(model, batches, CONFIG)  # stops the build unless JAX behaves so
+    assert (stale["compiles_stale"], stale["compiles_fresh"], stale["compiles_step"]) == (1, 1, 0)
+    assert stale["after"] == stale["before"] != stale["fresh"][1]
+    assert stale["step_difference"] >= 0.0  # data: the page words 0 and otherwise
