@@ -14,16 +14,21 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import subprocess
 import sys
+import tempfile
+import time
 import warnings
 from pathlib import Path
 
 from mkdocs.utils.meta import get_data
 
+import page_templates
 import snippet_runs
 
 HERE = Path(__file__).resolve().parent
+STALE_S = 3600  # a cached drawing of other data older than this is removed when its figure is drawn
 
 
 class FigureError(Exception):
@@ -83,8 +88,13 @@ def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: s
     if jobs:
         log(f"drawing {len(jobs)} figure(s) for the {edition} edition")
         cache.mkdir(parents=True, exist_ok=True)
-        (cache / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
-        done = subprocess.run([sys.executable, __file__, str(cache / "jobs.json")], capture_output=True, text=True)
+        # a file of its own: the Korean edition, and the tests' builds, draw at the same time
+        with tempfile.NamedTemporaryFile("w", suffix=".json", dir=cache, delete=False) as f:
+            json.dump(jobs, f)
+        try:
+            done = subprocess.run([sys.executable, __file__, f.name], capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
         if done.returncode != 0:
             raise FigureError(f"drawing figures failed:\n{done.stderr[-3000:]}")
     return found
@@ -95,7 +105,8 @@ def stamp_line(results: dict, common: dict) -> str:
     env, stamp = results.get("environment", {}), common.get("stamp", {})
     libraries = env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")}
     return stamp.get("figure", "{cpu}, {cores} · {libraries} · {backend} · {date}").format(
-        cpu=env.get("cpu"), cores=env.get("cores"), backend=env.get("backend"), date=env.get("date"),
+        cpu=env.get("cpu"), cores=page_templates.counted(stamp.get("cores", ["{n}"] * 2), env.get("cores")),
+        backend=page_templates.backend_and_device(env), date=env.get("date"),
         libraries=", ".join(f"{k} {v}" for k, v in libraries.items()))
 
 
@@ -138,11 +149,13 @@ def _draw(jobs: list[dict]) -> None:
         fig.text(0.01, 0.005, job["words"]["stamp"], fontsize=6, color="0.4", ha="left", va="bottom")
         out = Path(job["out"])
         out.parent.mkdir(parents=True, exist_ok=True)
-        for old in out.parent.glob(f"{job['figure']}-*.svg"):
-            old.unlink()
+        for old in out.parent.glob(f"{job['figure']}-*.svg"):  # other data's drawings, unless
+            if time.time() - old.stat().st_mtime > STALE_S:  # another build may still copy them
+                old.unlink(missing_ok=True)
         with warnings.catch_warnings():  # a glyph in no font would be drawn as an empty box
             warnings.filterwarnings("error", message=".*[Gg]lyph.*missing")
-            fig.savefig(out, metadata={"Date": None})
+            fig.savefig(f"{out}.{os.getpid()}.tmp", format="svg", metadata={"Date": None})
+        os.replace(f"{out}.{os.getpid()}.tmp", out)  # a build copying it never sees half a file
         matplotlib.pyplot.close(fig)
 
 

@@ -306,8 +306,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         modes = sorted({stamp["quick" if results[n].get("quick") else "full"] for n in ready})
         sources = ", ".join(made(n) + speed_change(results[n], words) for n in ready)
         return stamp["page"].format(
-            cpu=first.get("cpu"), cores=first.get("cores"), backend=first.get("backend"),
-            device=first.get("device", first.get("backend")),
+            cpu=first.get("cpu"), cores=counted(stamp["cores"], first.get("cores")), backend=backend_and_device(first),
             libraries=", ".join(f"{k} {v}" for k, v in libraries.items()),
             date=rng_join(dates, words), mode=" / ".join(modes), sources=sources)
 
@@ -341,6 +340,17 @@ def unexpected(markdown_text: str, results: dict[str, dict | None]) -> list[str]
     return [f"{name}.{key} ({v.get('winner') or 'neither'} faster, expected {v['expect']})"
             for name, res in results.items() if res and re.search(rf"\b{name}\b", markdown_text)
             for key, v in (res.get("verdicts") or {}).items() if v.get("expected") is False]
+
+
+def counted(forms: list[str], n) -> str:
+    """"1 core", "2 cores": an edition's [one, several] forms (words.yml)."""
+    return forms[0 if n == 1 else 1].format(n=n)
+
+
+def backend_and_device(env: dict) -> str:
+    """"cpu", or "gpu (NVIDIA H200)": the device where it says more than the backend."""
+    backend, device = str(env.get("backend")), str(env.get("device") or "")
+    return backend if device.lower() in ("", backend.lower()) else f"{backend} ({device})"
 
 
 def rng_join(values: list[str], words: dict) -> str:

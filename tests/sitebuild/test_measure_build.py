@@ -17,8 +17,8 @@ def test_two_builds_are_sorted_into_identical_numbers_only_and_other(built_site,
     shutil.copytree(built_site, a)
     shutil.copytree(built_site, b)
     selu = b / "selu" / "index.html"
-    selu.write_text(selu.read_text().replace("Measured on", "Measured 12.5 ms on"))
-    a_only = (a / "selu" / "index.html").read_text().replace("Measured on", "Measured 980 µs on")
+    selu.write_text(selu.read_text().replace("measured on", "measured 12.5 ms on"))
+    a_only = (a / "selu" / "index.html").read_text().replace("measured on", "measured 980 µs on")
     (a / "selu" / "index.html").write_text(a_only)
     home = b / "index.html"
     home.write_text(home.read_text().replace("<h2", "<h3", 1))

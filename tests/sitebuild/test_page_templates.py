@@ -6,6 +6,7 @@ import pytest
 
 from mkdocs.utils.meta import get_data
 
+import page_templates
 from page_templates import PENDING, PageError, load_words, render
 from project import ROOT, build_snippets
 
@@ -25,7 +26,7 @@ RESULTS = {
 WORDS = {"range": "{low} to {high}", "times": "{}×",
          "stamp": {"page": "Numbers: {cpu}, {cores} · {libraries} · {backend} · {date} · {mode} · {sources}",
                    "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)',
-                   "full": "full size", "quick": "quick", "slower": "; {ratio}× slower", "faster": "; {ratio}× faster"},
+                   "cores": ["{n} core", "{n} cores"], "full": "full size", "quick": "quick", "slower": "; {ratio}× slower", "faster": "; {ratio}× faster"},
          "headings": {"n": "n", "jit": "jax.jit ({threads} threads)"},
          "names": {"jit": "jax.jit", "numpy": "NumPy"},
          "macros": "{%- macro compared(v) -%}{{ words.names[v.winner] }} was {{ v.ratio | times }} faster{%- endmacro -%}"}
@@ -60,7 +61,7 @@ def test_one_stamp_for_the_page_naming_every_run_and_library():
     text = rendered()
     opening, rest = text.split("## First section")
     assert opening.count("Numbers: ") == 1
-    assert "CPU A, 2 · jax 0.10.2, jaxlib 0.10.2, torch 2.13.0 · cpu · 2026-12-04 to 2026-12-05 · full size" in opening
+    assert "CPU A, 2 cores · jax 0.10.2, jaxlib 0.10.2, torch 2.13.0 · cpu · 2026-12-04 to 2026-12-05 · full size" in opening
     assert "snippets/a.py" in opening and "snippets/b.py" in opening
     assert "Numbers: " not in rest, "tables and figures link their snippet, never restamp"
     assert rest.count('href="../measured/a/results.json"') == 2  # table and figure keep their link
@@ -131,3 +132,10 @@ def test_every_page_renders_while_nothing_is_measured(edition):
 def test_a_page_that_stamps_itself_gets_no_page_stamp():
     text = rendered(text="# T\n\n{% for n in build_snippets %}- {{ stamp(n) }}\n{% endfor %}\n{{ a.data.n }}\n\n## S\n")
     assert text.count("Numbers: ") == 2
+
+
+def test_a_stamp_counts_one_core_and_names_a_device_that_says_more_than_its_backend():
+    assert page_templates.counted(WORDS["stamp"]["cores"], 1) == "1 core"
+    assert page_templates.counted(WORDS["stamp"]["cores"], 4) == "4 cores"
+    assert page_templates.backend_and_device({"backend": "cpu", "device": "cpu"}) == "cpu"
+    assert page_templates.backend_and_device({"backend": "gpu", "device": "NVIDIA H200"}) == "gpu (NVIDIA H200)"

@@ -109,7 +109,9 @@ def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
         for verdict_name, verdict in changed["verdicts"].items():
             again = rederived(verdict, changed["data"])
             assert again is None or again == verdict, f"{name} ({label}): verdict {verdict_name} disagrees with its reads"
-        render_all({**measured, name: changed})  # raises PageError naming the page
+        pages = render_all({**measured, name: changed})  # raises PageError naming the page
+        if label == "gpu backend":  # the stamps name the backend and its device
+            assert any("gpu (NVIDIA H200)" in text for text in pages.values()), name
 
 
 @pytest.mark.parametrize("name", converted())
