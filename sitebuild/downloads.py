@@ -37,7 +37,7 @@ import snippet_runs  # noqa: E402
 FOLDER = "downloads"  # URL folder of the downloads
 MARKER = "<!-- downloads -->"
 # A line that pymdownx.snippets replaces: the marker alone on its line, as pages write it.
-_INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^":]+\.py)(?::[^"]*)?"[ \t]*$', re.M)
+
 _RUN_IT = re.compile(r'<h2 id="run-it-on-your-machine"[^>]*>.*?</h2>\s*', re.S)
 _FOOTNOTES = re.compile(r'<div class="footnote">')
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed: the same files make the same zip, build after build
@@ -59,7 +59,8 @@ _chapters: dict[str, Chapter] = {}  # page src_uri -> its chapter's code
 def chapter_files(page: Path, snippets: Path) -> list[Path]:
     """The snippet files a chapter page needs (see the module's docstring)."""
     stem = page.stem.replace("-", "_")
-    wanted = [snippets / name for name in _INCLUDE.findall(page.read_text(encoding="utf-8"))]
+    wanted = [snippets / name for name in dict.fromkeys(i.split(":")[0] for i in page_templates.INCLUDE.findall(
+        page.read_text(encoding="utf-8"))) if name.endswith(".py")]
     wanted += [snippets / f"{stem}.py", snippets / f"{stem}_benchmark.py"]
     found: set[Path] = set()
     for path in wanted:

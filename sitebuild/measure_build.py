@@ -32,9 +32,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-import yaml
-
 import check_site
+import page_templates
 import snippet_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -362,7 +361,7 @@ def render_report(m: dict, w: dict | None = None) -> str:
 
 
 def report_words(docs: str) -> dict:
-    return yaml.safe_load((ROOT / docs / "words.yml").read_text(encoding="utf-8"))["report"]
+    return page_templates.load_words(ROOT / docs)["report"]
 
 
 def write_reports(m: dict) -> None:

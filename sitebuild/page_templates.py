@@ -31,6 +31,8 @@ import snippet_runs
 
 MEASURED = "measured"  # URL folder of the build snippets' outputs
 PENDING = "⏳ being measured"
+# A page's snippet include, `--8<-- "file.py:section"` on a line of its own: the file (with its section).
+INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"[ \t]*$', re.M)
 WORDS_FILE = "words.yml"  # in each edition's docs folder: units, stamps, common headings
 # A full-size run whose machine check (measurement.machine_check, before and after
 # measuring) saw pure Python this much slower or faster at the end says so in its stamp.

@@ -49,14 +49,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import markdown.extensions.toc
-import yaml
+
+import page_templates  # sitebuild/, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGLISH, KOREAN = ROOT / "docs", ROOT / "docs-ko"
 
 _FENCE = re.compile(r"^(\s*)(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*$")
-_INCLUDE = re.compile(r'--8<--\s+"([^"]+)"')
+
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 # A block a translation keeps: a list item (numbered or not), a definition, an
@@ -126,7 +127,7 @@ def structure(text: str) -> dict:
     return {
         "blocks": blocks,
         # An edition's own include (build-figures.ko.md) stands for the English one.
-        "includes": [i.replace(".ko.md", ".md") for i in _INCLUDE.findall(text)],
+        "includes": [i.replace(".ko.md", ".md") for i in page_templates.INCLUDE.findall(text)],
         "expressions by section": sections,
         "anchors": [explicit or anchor(title) for level, title, explicit in headings
                     if level > 1],
@@ -255,7 +256,7 @@ def heading_ids(html: str) -> list[str]:
 def untranslated(html: str, allowed: set[str] | None = None) -> list[str]:
     """Blocks of a built Korean page left in English (see the module's docstring)."""
     if allowed is None:  # names and units the Korean edition keeps in Latin letters
-        words = yaml.safe_load((KOREAN / "words.yml").read_text(encoding="utf-8"))
+        words = page_templates.load_words(KOREAN)
         allowed = {str(name) for name in words["latin_names"]}
     found = []
     for tag, text in _read(html).texts:
