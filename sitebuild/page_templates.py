@@ -325,6 +325,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         line = f" line {error.lineno}" if getattr(error, "lineno", None) else ""
         raise PageError(f"{page}{line}: {error}") from None
 
+    text = _without_unused_footnotes(text)
     if "stamp(" not in markdown_text and any(results[n] is not None for n in used):
         text = _insert_before_first_section(text, f'<small class="stamp">{page_stamp(used)}</small>')
     looped = "build_snippets" in markdown_text  # a loop over every snippet's results
@@ -334,6 +335,19 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
                  for n in waiting]
         text = _insert_after_title(text, pending_note(lines))
     return text
+
+
+_FOOTNOTE = re.compile(r"^\[\^([^\]]+)\]:.*\n(?:(?:[ \t]+.*)?\n)*?(?=\S|\Z)", re.M)
+
+
+def _without_unused_footnotes(text: str) -> str:
+    """The page without footnotes that no sentence it kept cites: a branch this machine's
+    data did not choose (or a number still being measured) may hold the only citation, and
+    MkDocs' strict mode fails on a footnote defined but never cited."""
+    def cited(match: re.Match) -> bool:
+        rest = text[:match.start()] + text[match.end():]
+        return f"[^{match.group(1)}]" in rest
+    return _FOOTNOTE.sub(lambda m: m.group(0) if cited(m) else "", text)
 
 
 def unexpected(markdown_text: str, results: dict[str, dict | None]) -> list[str]:

@@ -139,3 +139,13 @@ def test_a_stamp_counts_one_core_and_names_a_device_that_says_more_than_its_back
     assert page_templates.counted(WORDS["stamp"]["cores"], 4) == "4 cores"
     assert page_templates.backend_and_device({"backend": "cpu", "device": "cpu"}) == "cpu"
     assert page_templates.backend_and_device({"backend": "gpu", "device": "NVIDIA H200"}) == "gpu (NVIDIA H200)"
+
+
+def test_a_footnote_cited_only_in_a_branch_the_data_did_not_choose_is_left_out():
+    """MkDocs' strict mode fails on a footnote defined but never cited."""
+    page = ("# T\n\n{% if a.data.n > 5000 %}Cited.[^big]{% else %}Not cited.{% endif %} Always.[^kept]\n\n"
+            "[^big]: Only the big branch cites this,\n    over two lines.\n[^kept]: Cited everywhere.\n")
+    small = render(page, page="p.md", page_url="p/", results=RESULTS, words=WORDS)
+    assert "[^big]" not in small and "over two lines" not in small and "[^kept]: Cited everywhere." in small
+    big = {**RESULTS, "a": {**RESULTS["a"], "data": {**RESULTS["a"]["data"], "n": 10_000}}}
+    assert "[^big]: Only the big branch" in render(page, page="p.md", page_url="p/", results=big, words=WORDS)
