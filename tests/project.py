@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,16 +51,7 @@ def one_step_taken(config):
     return model, functions, batches, params
 
 
-def text_used(page: str, name: str) -> dict[str, object]:
-    """Every `{{ <name>.text.a.b }}` a page uses, by its dotted path, with the value
-    results.json holds there (None where it holds nothing)."""
-    import re
-
-    text = quick_results(name)["text"]
-    used = {}
-    for path in re.findall(rf"\b{name}\.text\.([\w.]+)", page):
-        value = text
-        for part in path.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        used[path] = value
-    return used
+def uncited_footnotes(markdown_text: str) -> list[str]:
+    """Footnotes a page defines and never cites (MkDocs' strict mode fails on them)."""
+    defined = re.findall(r"^\[\^([^\]]+)\]:", markdown_text, re.M)
+    return [n for n in defined if markdown_text.count(f"[^{n}]") < 2]

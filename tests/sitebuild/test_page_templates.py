@@ -8,7 +8,7 @@ from mkdocs.utils.meta import get_data
 
 import page_templates
 from page_templates import PENDING, PageError, load_words, render
-from project import ROOT, build_snippets
+from project import ROOT, build_snippets, uncited_footnotes
 
 ENV = {"cpu": "CPU A", "cores": 2, "backend": "cpu", "device": "cpu", "date": "2026-12-04",
        "libraries": {"jax": "0.10.2", "jaxlib": "0.10.2"}}
@@ -127,7 +127,7 @@ def test_every_page_renders_while_nothing_is_measured(edition):
                      page_words=meta.get("words"), results={name: None for name in build_snippets()})
         if any(name in text for name in build_snippets()):
             assert PENDING in out, page
-
+        assert not uncited_footnotes(out), f"{page}: strict mode would stop mkdocs serve"
 
 def test_a_page_that_stamps_itself_gets_no_page_stamp():
     text = rendered(text="# T\n\n{% for n in build_snippets %}- {{ stamp(n) }}\n{% endfor %}\n{{ a.data.n }}\n\n## S\n")

@@ -20,7 +20,7 @@ from mkdocs.utils.meta import get_data
 
 import measurement
 import page_templates
-from project import QUICK_RESULTS, ROOT, build_snippets
+from project import QUICK_RESULTS, ROOT, build_snippets, uncited_footnotes
 
 EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
 
@@ -110,6 +110,8 @@ def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
             again = rederived(verdict, changed["data"])
             assert again is None or again == verdict, f"{name} ({label}): verdict {verdict_name} disagrees with its reads"
         pages = render_all({**measured, name: changed})  # raises PageError naming the page
+        for page, text in pages.items():  # MkDocs' strict mode fails on an uncited footnote
+            assert not uncited_footnotes(text), f"{name} ({label}): {page}"
         if label == "gpu backend":  # the stamps name the backend and its device
             assert any("gpu (NVIDIA H200)" in text for text in pages.values()), name
 
