@@ -31,6 +31,7 @@ import snippet_runs
 
 MEASURED = "measured"  # URL folder of the build snippets' outputs
 PENDING = "⏳ being measured"
+HOW_FAR = "how-this-site-is-built/#how-far-a-timing-moves-between-builds"  # a URL, as pages link
 # A page's snippet include, `--8<-- "file.py:section"` on a line of its own: the file (with its section).
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"[ \t]*$', re.M)
 WORDS_FILE = "words.yml"  # in each edition's docs folder: units, stamps, common headings
@@ -259,9 +260,11 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     def url(name: str, file: str) -> str:
         return posixpath.relpath(f"{MEASURED}/{name}/{file}", posixpath.dirname(page) or ".")
 
+    def numbers_url(name: str) -> str:
+        return posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")
+
     def made(name: str) -> str:
-        numbers = posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")
-        return words["stamp"]["made"].format(name=name, numbers=numbers)
+        return words["stamp"]["made"].format(name=name, numbers=numbers_url(name))
 
     def table(name: str, table_name: str) -> str:
         if known(name) is None:
@@ -274,7 +277,12 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
                                                if not isinstance(v, dict)},
                **page_words.get(name, {}).get(table_name, {})}
         found = render_table(tables[table_name], own, fmt, f"{page}: table {name}.{table_name}")
-        return f'{found}\n<small class="stamp">{made(name)}</small>\n'
+        spread = ""  # a timing's bracket is one run's: say how far the next run moves it
+        if "spread" in words["stamp"] and any(isinstance(c, dict) and "timing" in c
+                                              for row in tables[table_name]["rows"] for c in row):
+            how_far = posixpath.relpath(HOW_FAR, page_dir or ".")
+            spread = " · " + words["stamp"]["spread"].format(how_far=how_far)
+        return f'{found}\n<small class="stamp">{made(name)}{spread}</small>\n'
 
     def figure(name: str, fig_name: str, alt: str | None = None, caption: str | None = None) -> str:
         if known(name) is None:
@@ -306,7 +314,8 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         stamp, first = words["stamp"], envs[0]
         dates = sorted({e.get("date", "?") for e in envs})
         modes = sorted({stamp["quick" if results[n].get("quick") else "full"] for n in ready})
-        sources = ", ".join(made(n) + speed_change(results[n], words) for n in ready)
+        sources = ", ".join(stamp.get("source", stamp["made"]).format(name=n, numbers=numbers_url(n))
+                            + speed_change(results[n], words) for n in ready)
         return stamp["page"].format(
             cpu=first.get("cpu"), cores=counted(stamp["cores"], first.get("cores")), backend=backend_and_device(first),
             libraries=", ".join(f"{k} {v}" for k, v in libraries.items()),

@@ -26,7 +26,7 @@ RESULTS = {
 WORDS = {"range": "{low} to {high}", "times": "{}×",
          "stamp": {"page": "Numbers: {cpu}, {cores} · {libraries} · {backend} · {date} · {mode} · {sources}",
                    "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)',
-                   "cores": ["{n} core", "{n} cores"], "full": "full size", "quick": "quick", "slower": "; {ratio}× slower", "faster": "; {ratio}× faster"},
+                   "cores": ["{n} core", "{n} cores"], "spread": 'one run (<a href="{how_far}">how far</a>)', "full": "full size", "quick": "quick", "slower": "; {ratio}× slower", "faster": "; {ratio}× faster"},
          "headings": {"n": "n", "jit": "jax.jit ({threads} threads)"},
          "names": {"jit": "jax.jit", "numpy": "NumPy"},
          "macros": "{%- macro compared(v) -%}{{ words.names[v.winner] }} was {{ v.ratio | times }} faster{%- endmacro -%}"}
@@ -149,3 +149,10 @@ def test_a_footnote_cited_only_in_a_branch_the_data_did_not_choose_is_left_out()
     assert "[^big]" not in small and "over two lines" not in small and "[^kept]: Cited everywhere." in small
     big = {**RESULTS, "a": {**RESULTS["a"], "data": {**RESULTS["a"]["data"], "n": 10_000}}}
     assert "[^big]: Only the big branch" in render(page, page="p.md", page_url="p/", results=big, words=WORDS)
+
+
+def test_a_table_of_timings_says_its_brackets_are_one_runs_and_links_how_far_they_move():
+    text = rendered()
+    assert 'one run (<a href="../how-this-site-is-built/#how-far-a-timing-moves-between-builds">how far</a>)' in text
+    plain = {**RESULTS, "a": {**RESULTS["a"], "tables": {"t": {"columns": ["n"], "rows": [[1]]}}}}
+    assert "how far" not in render('{{ table("a", "t") }}', page="p.md", page_url="p/", results=plain, words=WORDS)
