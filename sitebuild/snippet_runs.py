@@ -64,11 +64,10 @@ class SnippetRun:
 
     @property
     def files(self) -> list[Path]:
-        """Every output file the site publishes (figures, results.json, stdout.txt),
-        relative to `folder`: not the key, nor the run's time, nor the pickled figures the
-        Korean build reads."""
+        """Every output file the site publishes (results.json, stdout.txt), relative to
+        `folder`: not the key, nor the run's time."""
         return sorted(p.relative_to(self.folder) for p in self.folder.rglob("*") if p.is_file()
-                      and p.name not in (KEY_FILE, RUN_FILE) and not p.name.endswith(".pickle"))
+                      and p.name not in (KEY_FILE, RUN_FILE))
 
 
 def imported_snippets(path: Path, snippets_dir: Path) -> list[Path]:

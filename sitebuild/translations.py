@@ -23,20 +23,17 @@ prints every difference (all pages when none is named) and the digest to record.
 
 What the build does for a Korean page, so a translator need not: it marks links to a
 notebook edition (`notebooks/x.ipynb`) "(영어)" and sends them to the English notebook
-page; it keeps an included report (`--8<-- "build-figures.md"`) in English, marked
-lang="en" under a Korean note; it adds the banner that links the English page; and the
-numbers' words (`{{ x.text.y }}` values, tables, captions) come out in Korean from
-docs-ko/strings/ (`python sitebuild/korean.py --append-missing` lists what is missing).
-Quoted error messages and code stay verbatim; an output block may be titled "출력"
-(title="Output" works too).
+page, and adds the banner that links the English page. The page writes its own sentences
+around the build's numbers and verdicts; table headings and figure labels are in its front
+matter (`words:`), shared words in docs-ko/words.yml; an edition's own include
+(`build-figures.ko.md`) stands for the English one. Quoted error messages and code stay
+verbatim; an output block may be titled "출력" (title="Output" works too).
 
 The built Korean page is checked too (tests/sitebuild/test_translations.py): the same
 heading ids as the English page, and no `untranslated` text: a paragraph, heading, list
 item, table cell, caption or alt text with four or more English words in a row and no
-Hangul, outside code, quotes (blockquote, q) and what is marked lang="en" (the build
-report, sitebuild/build-figures.md), names (korean.ALLOWED) not counted.
-The words the build adds (tables, captions, stamps, figure labels) come from
-docs-ko/strings/ (sitebuild/korean.py), not from the pages.
+Hangul, outside code, quotes (blockquote, q) and what is marked lang="en", the names and
+units docs-ko/words.yml keeps in Latin letters (`latin_names`) not counted.
 """
 
 from __future__ import annotations

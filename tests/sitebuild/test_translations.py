@@ -87,7 +87,7 @@ def test_the_built_korean_page_has_no_english_prose(built_site, page):
 
 ENGLISH_PAGE = """# The first call
 
-It takes {{ selu_benchmark.text.first }} on 2 cores, 3× the rest.
+It takes {{ selu_benchmark.data.first }} on 2 cores, 3× the rest.
 
 --8<-- "selu.py:selu"
 
@@ -101,7 +101,7 @@ translated_from: {digest}
 ---
 # 첫 호출
 
-코어 2 cores에서 {{{{ selu_benchmark.text.first }}}}가 걸리며, 나머지의 3×입니다.
+코어 2 cores에서 {{{{ selu_benchmark.data.first }}}}가 걸리며, 나머지의 3×입니다.
 
 --8<-- "selu.py:selu"
 
