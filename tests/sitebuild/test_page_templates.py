@@ -156,3 +156,17 @@ def test_a_table_of_timings_says_its_brackets_are_one_runs_and_links_how_far_the
     assert 'one run (<a href="../how-this-site-is-built/#how-far-a-timing-moves-between-builds">how far</a>)' in text
     plain = {**RESULTS, "a": {**RESULTS["a"], "tables": {"t": {"columns": ["n"], "rows": [[1]]}}}}
     assert "how far" not in render('{{ table("a", "t") }}', page="p.md", page_url="p/", results=plain, words=WORDS)
+
+
+@pytest.mark.parametrize("edition, notice", [("docs", "not what this chapter explains"),
+                                             ("docs-ko", "이 장의 설명과 다르다")])
+def test_a_verdict_against_the_chapters_explanation_says_so_in_each_edition(edition, notice):
+    words = load_words(ROOT / edition)
+    verdict = {"kind": "faster", "names": ["eager", "jit"], "winner": "eager", "loser": "jit",
+               "ratio": 2.0, "expect": "jit", "expected": False}
+    results = {"a": {**RESULTS["a"], "verdicts": {"v": verdict}}}
+    text = render("{{ compared(a.verdicts.v) }}", page="p.md", page_url="p/", results=results, words=words)
+    assert notice in text
+    verdict.update(winner="jit", loser="eager", expected=True)
+    assert notice not in render("{{ compared(a.verdicts.v) }}", page="p.md", page_url="p/", results=results,
+                                words=words)
