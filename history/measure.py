@@ -18,10 +18,8 @@ See history/README.md.
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import datetime as dt
-import hashlib
 import json
 import os
 import shutil
@@ -36,6 +34,9 @@ ROOT = HERE.parent
 PROBE = HERE / "probe.py"
 DATASET = HERE / "releases.csv"
 CACHE = ROOT / ".cache" / "history"
+sys.path.insert(0, str(ROOT / "snippets"))
+# One digest of the probe, for the rows written here and those the chapter keeps.
+from jax_history import code_digest, probe_digest  # noqa: E402,F401
 QUICK_DATASET = CACHE / "quick.csv"
 # A NumPy per release: 1.26.4 wherever the release accepts it (jaxlib before 0.4.26
 # needs NumPy 1), else the site's own NumPy, so that the yardstick changes only once.
@@ -58,24 +59,6 @@ SCALARS = ["n_small", "n_large", "stages", "deeponet_size", "deeponet_jit_first"
 COLUMNS = STAMPS + SCALARS + [f"{name}_{stat}" for name in TIMINGS
                               for stat in ("median", "q1", "q3")]
 STATUSES = ("ok", "install failed", "failed")
-
-
-def code_digest(source: str) -> str:
-    """A digest of Python code that its comments, docstrings and layout do not change
-    (snippets/jax_history.py computes the same)."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:12]
-
-
-def probe_digest() -> str:
-    """Rows measured by different probe code measure different things."""
-    return code_digest(PROBE.read_text(encoding="utf-8"))
 
 
 def commit() -> str:

@@ -89,8 +89,8 @@ def release_key(release: str) -> tuple[int, ...]:
 
 
 def code_digest(source: str) -> str:
-    """history/measure.py's digest of the probe: its code, less comments, docstrings
-    and layout (the tests hold the two to the same digest)."""
+    """A digest of Python code that its comments, docstrings and layout do not change:
+    the probe's, stamped on each row by history/measure.py, which imports this one."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -218,6 +218,7 @@ def load(path: Path, installed: str, digest: str) -> dict:
                       "jaxlib": f"{releases[0]}–{releases[-1]}",
                       "numpy": " / ".join(sorted({r["numpy"] for r in ok},
                                                  key=release_key))},
+        "post": dict(zip(("eager", "jit"), POST)),  # the page quotes its source
         "environment": {"cpu": " / ".join(sorted({r["cpu"] for r in ok})),
                         "cores": max(int(r["cores"]) for r in ok),
                         "python": " / ".join(sorted({r["python"] for r in ok})),
