@@ -328,6 +328,7 @@ def render_report(m: dict, w: dict | None = None) -> str:
     weights, runs = m["weights"], m.get("lighthouse_runs", 1)
     st = m["stamp"]
     stamp_text = w["stamp"].format(**{**st, "changed": w["changed"] if st["changed"] else "",
+                                      "cores": w["cores"][st["cores"] != 1].format(n=st["cores"]),
                                       "mode": w["quick"] if st["quick"] else w["full"]})
     lines += ["", f"<small class=\"stamp\">{stamp_text}</small>", "",
               f"### {w['pages']} {{ #build-report-pages }}", "",
