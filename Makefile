@@ -3,7 +3,7 @@
 #   make test     the fast tier of the tests (pytest.ini: no site build, browser, audit or script run)
 #   make check    every test, as CI runs them (.ci/run): a missing tool fails, never skips
 #   make lock     requirements.lock and requirements-dev.lock, from their .txt files
-#   make report   sitebuild/build-figures.md (python sitebuild/measure_build.py; ARGS=--twice)
+#   make report   tools/build-figures.md (python tools/measure_build.py; ARGS=--twice)
 # .venv is made from the locks, again only when a requirements file changed (its stamps:
 # .venv/site-installed.txt and .venv/dev-installed.txt, what pip installed).
 
@@ -12,7 +12,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SITE_ENV := $(VENV)/site-installed.txt
 DEV_ENV := $(VENV)/dev-installed.txt
-AUDIT_TOOLS := sitebuild/audit-tools/node_modules/.package-lock.json
+AUDIT_TOOLS := tools/audit-tools/node_modules/.package-lock.json
 # On Linux the package index's torch is a CUDA build of several GB: take the CPU build, same
 # pin, from PyTorch's own index (requirements.txt then finds it installed), or, where that
 # index cannot be reached, whatever the package index (or a local wheel) offers.
@@ -43,7 +43,7 @@ lock:
 	  --generate-hashes --custom-compile-command "make lock (README.md, Reproducible installs)" -q -o requirements-dev.lock
 
 report: $(SITE_ENV) system-tools $(AUDIT_TOOLS)
-	$(BIN)/python sitebuild/measure_build.py $(ARGS)
+	$(BIN)/python tools/measure_build.py $(ARGS)
 
 $(SITE_ENV): requirements.lock requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,9 +61,9 @@ $(DEV_ENV): $(SITE_ENV) requirements-dev.lock requirements-dev.txt
 # Lighthouse and the Nu Html Checker, pinned by their package-lock.json. --ignore-scripts:
 # vnu-jar's install script would download a Java runtime. Without npm, nothing to do here:
 # the audits then say what to install.
-$(AUDIT_TOOLS): sitebuild/audit-tools/package-lock.json | system-tools
+$(AUDIT_TOOLS): tools/audit-tools/package-lock.json | system-tools
 	if command -v npm >/dev/null; then \
-	  npm ci --ignore-scripts --no-audit --no-fund --prefix sitebuild/audit-tools; fi
+	  npm ci --ignore-scripts --no-audit --no-fund --prefix tools/audit-tools; fi
 
 # The browser tests drive Debian's Chromium; the audits also need Java and Node. Installed
 # where missing when this user may (root, or sudo without a password), else named.

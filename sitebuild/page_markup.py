@@ -2,7 +2,7 @@
 
 Material and mkdocs-jupyter write markup that the Nu Html Checker rejects, and more of it
 than a reader's browser needs; the fixes are to markup only, and each says what it fixes.
-sitebuild/audit_pages.py (run by tests/website/test_audits.py) holds every page to it.
+tools/audit_pages.py (run by tests/website/test_audits.py) holds every page to it.
 
 - Material's checkbox toggles carry autocomplete="off", which HTML allows on text-like
   inputs only.

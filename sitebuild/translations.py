@@ -27,13 +27,8 @@ page, and adds the banner that links the English page. The page writes its own s
 around the build's numbers and verdicts; table headings and figure labels are in its front
 matter (`words:`), shared words in docs-ko/words.yml; an edition's own include
 (`build-figures.ko.md`) stands for the English one. Quoted error messages and code stay
-verbatim; an output block may be titled "출력" (title="Output" works too).
-
-The built Korean page is checked too (tests/sitebuild/test_translations.py): the same
-heading ids as the English page, and no `untranslated` text: a paragraph, heading, list
-item, table cell, caption or alt text with four or more English words in a row and no
-Hangul, outside code, quotes (blockquote, q) and what is marked lang="en", the names and
-units docs-ko/words.yml keeps in Latin letters (`latin_names`) not counted.
+verbatim; an output block may be titled "출력" (title="Output" works too). The built Korean
+pages are checked by tests/sitebuild/test_translations.py (heading ids, no English prose).
 """
 
 from __future__ import annotations
@@ -42,7 +37,6 @@ import hashlib
 import re
 import sys
 from collections import Counter
-from html.parser import HTMLParser
 from pathlib import Path
 
 import markdown.extensions.toc
@@ -182,94 +176,6 @@ def stale(english: Path, korean: Path) -> list[str]:
 
 def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-# ---------------------------------------------------------------- the built pages
-
-_BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "figcaption", "dt", "dd"}
-_SKIPPED = {"pre", "code", "blockquote", "q", "script", "style", "kbd", "samp", "svg"}
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-
-
-class _Texts(HTMLParser):
-    """The text of each block of a page's <article>, and its images' alt text and ids."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.article = self.skipped = 0
-        self.skipping: list[list] = []  # [tag, nested same tags] of skipped elements open
-        self.open: list[list] = []  # [tag, parts] of the blocks being read
-        self.texts: list[tuple[str, str]] = []  # (tag, text)
-        self.ids: list[str] = []  # heading ids, in order
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "article":
-            self.article += 1
-        if not self.article:
-            return
-        if self.skipping and tag == self.skipping[-1][0]:
-            self.skipping[-1][1] += 1  # the same tag nested inside a skipped element
-        elif tag in _SKIPPED or (attrs.get("lang") or "").startswith("en"):
-            self.skipped += 1
-            self.skipping.append([tag, 0])
-        elif tag in _BLOCKS:
-            self.open.append([tag, []])
-            if re.fullmatch(r"h[2-6]", tag) and attrs.get("id"):
-                self.ids.append(attrs["id"])
-        elif tag == "img" and attrs.get("alt"):
-            self.texts.append(("alt", attrs["alt"]))
-
-    def handle_endtag(self, tag):
-        if tag == "article" and self.article:
-            self.article -= 1
-        elif self.skipping and tag == self.skipping[-1][0]:
-            if self.skipping[-1][1]:
-                self.skipping[-1][1] -= 1
-            else:
-                self.skipped -= 1
-                self.skipping.pop()
-        elif self.open and self.open[-1][0] == tag:
-            self.texts.append((tag, " ".join("".join(self.open.pop()[1]).split())))
-
-    def handle_data(self, data):
-        if self.article and not self.skipped:
-            for block in self.open:
-                block[1].append(data)
-
-
-def _read(html: str) -> _Texts:
-    parser = _Texts()
-    parser.feed(html)
-    parser.close()
-    return parser
-
-
-def heading_ids(html: str) -> list[str]:
-    """The ids of a built page's h2-h6 headings, in order (deep links, the language switch)."""
-    return _read(html).ids
-
-
-def untranslated(html: str, allowed: set[str] | None = None) -> list[str]:
-    """Blocks of a built Korean page left in English (see the module's docstring)."""
-    if allowed is None:  # names and units the Korean edition keeps in Latin letters
-        words = page_templates.load_words(KOREAN)
-        allowed = {str(name) for name in words["latin_names"]}
-    found = []
-    for tag, text in _read(html).texts:
-        if re.search(r"[가-힣]", text):
-            continue
-        run = longest = 0
-        for token in text.replace("¶", " ").split():
-            word = token.strip("()[]{},.;:!?\"'“”‘’*")
-            if _LATIN_WORD.fullmatch(word) and word.lower() not in allowed:
-                run += 1
-                longest = max(longest, run)
-            else:
-                run = 0
-        if longest >= 4:
-            found.append(f"<{tag}> {text[:120]}")
-    return found
 
 
 def page_pairs() -> list[tuple[Path, Path]]:

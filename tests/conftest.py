@@ -1,5 +1,5 @@
-"""Shared fixtures: one quick build of the site (pytest.ini puts tests/, snippets/ and
-sitebuild/ on sys.path, so tests import snippets the way a reader's script would)."""
+"""Shared fixtures: one quick build of the site (pytest.ini puts tests/, snippets/,
+sitebuild/ and tools/ on sys.path, so tests import snippets the way a reader's script would)."""
 
 import os
 import shutil

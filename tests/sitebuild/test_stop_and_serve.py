@@ -111,7 +111,7 @@ def pid_of(project: Path, name: str) -> int:
 def stop(proc: subprocess.Popen, signum: int) -> str:
     """Send `signum` and return the process's output once it exits. Its snippet or notebook
     cell waits 120 s (or for `go`): exiting within the 15 s allowed means it did not wait for
-    them. How fast it stops is measured, not asserted: sitebuild/measure_build.py."""
+    them. How fast it stops is measured, not asserted: tools/measure_build.py."""
     proc.send_signal(signum)
     try:
         output, _ = proc.communicate(timeout=15)

@@ -3,18 +3,114 @@
 The tests over docs-ko/ fail, naming the page, until every English page has its Korean
 page and each one follows its source; the built ones read the quick build (built_site),
 which holds both editions (the Korean one in ko/).
+
+The built Korean page is checked too (below): the same
+heading ids as the English page, and no `untranslated` text: a paragraph, heading, list
+item, table cell, caption or alt text with four or more English words in a row and no
+Hangul, outside code, quotes (blockquote, q) and what is marked lang="en", the names and
+units docs-ko/words.yml keeps in Latin letters (`latin_names`) not counted.
 """
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 import yaml
 
 import translations
+from page_templates import load_words
 from project import ROOT
 
 PAGES = [english.relative_to(translations.ENGLISH).as_posix()
          for english, _ in translations.page_pairs()]
+
+
+# The built pages: the text of each block a reader sees
+
+_BLOCKS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "figcaption", "dt", "dd"}
+_SKIPPED = {"pre", "code", "blockquote", "q", "script", "style", "kbd", "samp", "svg"}
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+class _Texts(HTMLParser):
+    """The text of each block of a page's <article>, and its images' alt text and ids."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.article = self.skipped = 0
+        self.skipping: list[list] = []  # [tag, nested same tags] of skipped elements open
+        self.open: list[list] = []  # [tag, parts] of the blocks being read
+        self.texts: list[tuple[str, str]] = []  # (tag, text)
+        self.ids: list[str] = []  # heading ids, in order
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article":
+            self.article += 1
+        if not self.article:
+            return
+        if self.skipping and tag == self.skipping[-1][0]:
+            self.skipping[-1][1] += 1  # the same tag nested inside a skipped element
+        elif tag in _SKIPPED or (attrs.get("lang") or "").startswith("en"):
+            self.skipped += 1
+            self.skipping.append([tag, 0])
+        elif tag in _BLOCKS:
+            self.open.append([tag, []])
+            if re.fullmatch(r"h[2-6]", tag) and attrs.get("id"):
+                self.ids.append(attrs["id"])
+        elif tag == "img" and attrs.get("alt"):
+            self.texts.append(("alt", attrs["alt"]))
+
+    def handle_endtag(self, tag):
+        if tag == "article" and self.article:
+            self.article -= 1
+        elif self.skipping and tag == self.skipping[-1][0]:
+            if self.skipping[-1][1]:
+                self.skipping[-1][1] -= 1
+            else:
+                self.skipped -= 1
+                self.skipping.pop()
+        elif self.open and self.open[-1][0] == tag:
+            self.texts.append((tag, " ".join("".join(self.open.pop()[1]).split())))
+
+    def handle_data(self, data):
+        if self.article and not self.skipped:
+            for block in self.open:
+                block[1].append(data)
+
+
+def _read(html: str) -> _Texts:
+    parser = _Texts()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def heading_ids(html: str) -> list[str]:
+    """The ids of a built page's h2-h6 headings, in order (deep links, the language switch)."""
+    return _read(html).ids
+
+
+def untranslated(html: str, allowed: set[str] | None = None) -> list[str]:
+    """Blocks of a built Korean page left in English (see the module's docstring)."""
+    if allowed is None:  # names and units the Korean edition keeps in Latin letters
+        words = load_words(ROOT / "docs-ko")
+        allowed = {str(name) for name in words["latin_names"]}
+    found = []
+    for tag, text in _read(html).texts:
+        if re.search(r"[가-힣]", text):
+            continue
+        run = longest = 0
+        for token in text.replace("¶", " ").split():
+            word = token.strip("()[]{},.;:!?\"'“”‘’*")
+            if _LATIN_WORD.fullmatch(word) and word.lower() not in allowed:
+                run += 1
+                longest = max(longest, run)
+            else:
+                run = 0
+        if longest >= 4:
+            found.append(f"<{tag}> {text[:120]}")
+    return found
 
 
 def _nav(nav: list) -> list[str]:
@@ -44,7 +140,6 @@ def test_every_english_page_has_its_korean_page():
 
 def test_the_korean_nav_lists_the_same_pages_in_the_same_order_titled_by_their_h1():
     import korean_edition
-    from page_templates import load_words
 
     korean = korean_edition.korean_nav(_config_nav(), load_words(ROOT / "docs-ko"))
     assert _nav(korean) == _nav(_config_nav())
@@ -68,7 +163,7 @@ def test_the_built_korean_page_keeps_the_english_heading_ids(built_site, page):
     korean_file = built_site / "ko" / url / "index.html"
     assert korean_file.is_file(), f"ko/{url} was not built"
     korean = korean_file.read_text(encoding="utf-8")
-    assert translations.heading_ids(korean) == translations.heading_ids(english)
+    assert heading_ids(korean) == heading_ids(english)
     # the language switch leads to this page in the other edition, both ways
     assert f'href="{"../" * url.count("/")}ko/{url}" hreflang="ko"' in english
     assert f'href="{"../" * url.count("/")}../{url}" hreflang="en"' in korean
@@ -79,7 +174,7 @@ def test_the_built_korean_page_has_no_english_prose(built_site, page):
     url = "" if page == "index.md" else page.removesuffix(".md") + "/"
     korean_file = built_site / "ko" / url / "index.html"
     assert korean_file.is_file(), f"ko/{url} was not built"
-    left = translations.untranslated(korean_file.read_text(encoding="utf-8"))
+    left = untranslated(korean_file.read_text(encoding="utf-8"))
     assert not left, f"ko/{url} has English text:\n  " + "\n  ".join(left)
 
 
@@ -170,7 +265,7 @@ def test_english_prose_in_a_built_korean_page_is_found_and_code_quotes_names_are
       <table><tr><th>eager first call on a shape</th><td>1.2 ms</td></tr></table>
       <img alt="A log-log plot of time per call" src="x.svg">
     </article>"""
-    found = translations.untranslated(html)
+    found = untranslated(html)
     assert found == ["<h2> The first call takes long", "<th> eager first call on a shape",
                      "<alt> A log-log plot of time per call"], found
-    assert translations.heading_ids(html) == ["a"]
+    assert heading_ids(html) == ["a"]

@@ -228,15 +228,15 @@ def snippet_lines() -> set[str]:
 
 @pytest.fixture(scope="session")
 def page_audits(built_site) -> list:
-    """Every page through the Nu Html Checker and Lighthouse (sitebuild/audit_pages.py)."""
-    import audit_pages  # sitebuild/
+    """Every page through the Nu Html Checker and Lighthouse (tools/audit_pages.py)."""
+    import audit_pages  # tools/
     try:
         audit_pages.tools()
     except audit_pages.ToolMissing as missing:
         unavailable(str(missing), audit_pages.INSTALL)
     start = time.perf_counter()
     # No performance audit: it times the pages, which no test asserts (python
-    # sitebuild/audit_pages.py SITE prints it); every page's weight is still read.
+    # tools/audit_pages.py SITE prints it); every page's weight is still read.
     found = audit_pages.audit(built_site, performance_pages=0, processes=2)
     # Reported, never asserted: how long the audits take on this machine.
     print(f"\npage audits: {len(found)} pages in {time.perf_counter() - start:.0f} s")

@@ -1,11 +1,11 @@
 """Every page of the built site passes the Nu Html Checker and Lighthouse's audits.
 
-The audits are sitebuild/audit_pages.py's (see its docstring for what runs where); the
-tools come from Debian (Chromium, Java) and npm (sitebuild/audit-tools, `npm ci`). Without
+The audits are tools/audit_pages.py's (see its docstring for what runs where); the
+tools come from Debian (Chromium, Java) and npm (tools/audit-tools, `npm ci`). Without
 them these tests skip and say what to install, except under CI.
 
 Lighthouse's performance category does not run here: it comes from timings, which no
-test asserts (`python sitebuild/audit_pages.py SITE` prints it). What is asserted instead,
+test asserts (`python tools/audit_pages.py SITE` prints it). What is asserted instead,
 on every page, are the figures behind it that do not move with the machine's load:
 elements, bytes, and the requests a page makes while it loads.
 """

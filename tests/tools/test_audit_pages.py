@@ -1,4 +1,4 @@
-"""sitebuild/audit_pages.py decides from its tools' findings (the tools run in tests/website)."""
+"""tools/audit_pages.py decides from its tools' findings (the tools run in tests/website)."""
 
 import audit_pages
 

@@ -1,8 +1,8 @@
 """Audit a built site the way its readers' browsers and validators see it.
 
-    python sitebuild/audit_pages.py SITE_DIR [--performance-pages N] [--json FILE]
+    python tools/audit_pages.py SITE_DIR [--performance-pages N] [--json FILE]
 
-Two tools, installed by `.ci/run` (see sitebuild/audit-tools/package.json):
+Two tools, installed by `.ci/run` (see tools/audit-tools/package.json):
 
 - the Nu Html Checker (vnu.jar, on Debian's Java): every HTML page in one Java process,
   errors only;
@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sitebuild"))
 import check_site  # noqa: E402
 
 TOOLS = Path(__file__).resolve().parent / "audit-tools"
@@ -45,7 +45,7 @@ VNU_JAR = TOOLS / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 LIGHTHOUSE = TOOLS / "node_modules" / "lighthouse"
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL = ("apt-get install chromium default-jre-headless nodejs npm; "
-           "npm ci --ignore-scripts --prefix sitebuild/audit-tools")
+           "npm ci --ignore-scripts --prefix tools/audit-tools")
 STRICT_CATEGORIES = ("accessibility", "best-practices", "seo")  # each must score 100
 
 # What a page may weigh; Lighthouse's own warnings start at 800 elements (a "large" DOM)

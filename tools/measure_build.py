@@ -5,7 +5,7 @@ answer, then Ctrl-C while it measures), a cold `mkdocs build --strict`, the same
 reloading after edits of docs/selu.md, weighs each page, counts its words and
 runs Lighthouse's performance audit on it;
 --twice builds cold again and compares the two sites (over a report holding that comparison, only --twice
-may write: the pages link it). It writes sitebuild/build-figures.json (the measurements) and
+may write: the pages link it). It writes tools/build-figures.json (the measurements) and
 the report in each edition's words (words.yml `report`): build-figures.md and
 build-figures.ko.md, which the two editions of how-this-site-is-built include. --quick: small sizes, a smoke test. It drives `mkdocs` and reads what it wrote.
 """
@@ -32,21 +32,22 @@ import time
 import urllib.request
 from pathlib import Path
 
-import check_site
-import page_templates
-import snippet_runs
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sitebuild"))  # the build's modules
+import check_site  # noqa: E402
+import page_templates  # noqa: E402
+import snippet_runs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-REPORT = ROOT / "sitebuild" / "build-figures.md"  # included by docs/how-this-site-is-built.md
-REPORT_KO = ROOT / "sitebuild" / "build-figures.ko.md"  # by docs-ko/how-this-site-is-built.md
-DATA = ROOT / "sitebuild" / "build-figures.json"  # what both were written from
+REPORT = ROOT / "tools" / "build-figures.md"  # included by docs/how-this-site-is-built.md
+REPORT_KO = ROOT / "tools" / "build-figures.ko.md"  # by docs-ko/how-this-site-is-built.md
+DATA = ROOT / "tools" / "build-figures.json"  # what both were written from
 TWICE_SECTION = "<!-- two cold builds compared -->"  # written by --twice only
 IGNORED = (".venv", ".git", "site", "__pycache__", ".pytest_cache", ".cache", ".ruff_cache")
 # A measured number with its unit, masked to compare builds; "never" stands where a break-even count would, long hex strings are hashes, 0x... addresses.
 NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.\d+)?"
                     r"(?:[eE][-+]?\d+)?(?:\s?(?:ns|µs|us|ms|s|×|x|%|GB/s|MB/s))?|never\b)")
 # The site's prose limits (issue "Answers first"), in every mode: a chapter's words, the how-page's, the whole site's.
-# tests/sitebuild/test_measure_build.py holds the quick build to them; this script's report, the full build.
+# tests/tools/test_measure_build.py holds the quick build to them; this script's report, the full build.
 # "all" was 15,000 for twelve pages; the thirteenth, history/ (issue 35), brought ~1,300 words and
 # the data-chosen verdict sentences (issue 32) ~1,100: raised until a trim pass (the round's notes).
 WORD_LIMITS = {"all": 17_500, "chapter": 2_200, "how-this-site-is-built/": 1_500}
@@ -327,6 +328,7 @@ def render_report(m: dict, w: dict | None = None) -> str:
     weights, runs = m["weights"], m.get("lighthouse_runs", 1)
     st = m["stamp"]
     stamp_text = w["stamp"].format(**{**st, "changed": w["changed"] if st["changed"] else "",
+                                      "cores": w["cores"][st["cores"] != 1].format(n=st["cores"]),
                                       "mode": w["quick"] if st["quick"] else w["full"]})
     lines += ["", f"<small class=\"stamp\">{stamp_text}</small>", "",
               f"### {w['pages']} {{ #build-report-pages }}", "",

@@ -1,9 +1,9 @@
 // Lighthouse over a list of pages with one Chromium: `node lighthouse-pages.mjs JOBS.json`.
 // JOBS.json: {"chrome": "/usr/bin/chromium", "jobs": [{"url": ..., "categories": [...]}]}.
 // Prints one JSON line per job: url, scores per category, the failing audits, and the
-// figures sitebuild/audit_pages.py checks on every page (DOM size, bytes, requests made on
+// figures tools/audit_pages.py checks on every page (DOM size, bytes, requests made on
 // load), with the timings of a performance audit when the job asks for one.
-// Called by sitebuild/audit_pages.py, which splits the pages over a few of these processes:
+// Called by tools/audit_pages.py, which splits the pages over a few of these processes:
 // one Lighthouse run at a time per Chromium, as Lighthouse requires.
 import fs from "node:fs";
 import lighthouse from "lighthouse";

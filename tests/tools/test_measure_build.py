@@ -1,5 +1,5 @@
-"""sitebuild/measure_build.py: the parts that need no extra builds (the script itself runs
-several builds and a `mkdocs serve`; run it by hand: python sitebuild/measure_build.py),
+"""tools/measure_build.py: the parts that need no extra builds (the script itself runs
+several builds and a `mkdocs serve`; run it by hand: python tools/measure_build.py),
 and the site's word counts on the quick build."""
 
 import json
@@ -111,12 +111,14 @@ def test_the_report_is_rendered_in_each_editions_words_and_the_how_pages_include
     korean = measure_build.render_report(m, measure_build.report_words("docs-ko"))
     assert "| 그중 `selu_benchmark` | 12.0 s |" in korean and "커밋 abc1234(커밋하지 않은 변경 포함)" in korean
     assert "| 100 µs 미만 | 3 | 30% | 50% | 2 (67%) | 3 (100%) |" in korean
+    assert "Measured on X, 2 cores ·" in report and "X, 코어 2개에서 측정 ·" in korean
+    assert "Measured on X, 1 core ·" in measure_build.render_report({**m, "stamp": {**m["stamp"], "cores": 1}})
     m["weights"] = [{**r, "words": 3_000} if r["page"] == "selu/" else r for r in rows]
     assert "**Over the word limits (selu/ 3,000, all " in measure_build.render_report(m)
     data = json.loads(measure_build.DATA.read_text(encoding="utf-8"))  # the committed report's measurements
     for path, words in ((measure_build.REPORT, "docs"), (measure_build.REPORT_KO, "docs-ko")):
         assert path.read_text(encoding="utf-8") == measure_build.render_report(data, measure_build.report_words(words)), \
-            f"{path.name} is stale: python sitebuild/measure_build.py --render"
+            f"{path.name} is stale: python tools/measure_build.py --render"
     for site in (built_site, built_site / "ko"):
         html = (site / "how-this-site-is-built" / "index.html").read_text(encoding="utf-8")
         assert "measure_build.py" in html and ("all pages" in html or "모든 페이지" in html)
