@@ -151,7 +151,8 @@ def _formats(words: dict) -> dict:
             "microseconds": lambda x: f"{x * 1e6:.3g} µs",
             "timing": timing, "ratio": ratio_range,
             "times": lambda r: words.get("times", "{}×").format(m.fmt_ratio(r).rstrip("×")),
-            "num": number, "percent": lambda x: words.get("percent", "{} %").format(f"{x:.0f}")}
+            "num": number, "percent": lambda x: words.get("percent", "{} %").format(f"{x:.0f}"),
+            "backend_device": backend_and_device}
 
 
 class _Environment(jinja2.Environment):
