@@ -36,7 +36,7 @@ DATASET = HERE / "releases.csv"
 CACHE = ROOT / ".cache" / "history"
 sys.path.insert(0, str(ROOT / "snippets"))
 # One digest of the probe, for the rows written here and those the chapter keeps.
-from jax_history import code_digest, probe_digest  # noqa: E402,F401
+from jax_history import probe_digest  # noqa: E402
 QUICK_DATASET = CACHE / "quick.csv"
 # A NumPy per release: 1.26.4 wherever the release accepts it (jaxlib before 0.4.26
 # needs NumPy 1), else the site's own NumPy, so that the yardstick changes only once.

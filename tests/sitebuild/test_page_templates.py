@@ -129,6 +129,7 @@ def test_every_page_renders_while_nothing_is_measured(edition):
             assert PENDING in out, page
         assert not uncited_footnotes(out), f"{page}: strict mode would stop mkdocs serve"
 
+
 def test_a_page_that_stamps_itself_gets_no_page_stamp():
     text = rendered(text="# T\n\n{% for n in build_snippets %}- {{ stamp(n) }}\n{% endfor %}\n{{ a.data.n }}\n\n## S\n")
     assert text.count("Numbers: ") == 2
