@@ -9,7 +9,6 @@ measurement never competes with a rebuild that it caused.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sys
@@ -77,10 +76,17 @@ class BackgroundRuns:
         with self._cond:
             return label in self._queue or bool(self._running and self._running[0] == label)
 
-    def idle(self) -> bool:
-        """Nothing running and nothing waiting."""
+    def idle(self, but: str | None = None) -> bool:
+        """Nothing running and nothing waiting (but the job `but`, if named)."""
         with self._cond:
-            return not self._queue and self._running is None
+            return set(self._queue) <= {but} and (self._running is None or self._running[0] == but)
+
+    def drop(self, label: str) -> None:
+        """No run for `label` any more: taken out of the queue, or stopped when running."""
+        with self._cond:
+            self._queue.pop(label, None)
+            if self._running and self._running[0] == label:
+                snippet_runs.stop_all()
 
     def _remaining(self) -> int:
         return len(self._queue) + (self._running is not None)
@@ -153,25 +159,23 @@ class BackgroundRuns:
 
 class Serving:
     """What `mkdocs serve` runs beside its pages: the measurements (`queue`) and, for a site
-    with a Korean edition (`ko_config`), that edition at /ko/, built once every English
-    result is measured (korean_edition.ServedEdition)."""
+    with a Korean edition (`ko_config`), that edition at /ko/, built on the same queue once
+    every English result is measured (korean_edition.ServedEdition)."""
 
-    def __init__(self, root: Path, ko_config: Path | None, log: Callable[[str], None]):
+    def __init__(self, root: Path, ko_config: Path | None, log: Callable[[str], None], timeout: float = 600):
         self.queue = BackgroundRuns(root / ".cache" / "serving", log)
-        self.korean = ko_config and korean_edition.ServedEdition(  # its work folder is not watched
-            root, ko_config, root / ".cache" / "serving-korean", self.queue.progress_dir / "korean-built", log)
+        self.korean = ko_config and korean_edition.ServedEdition(  # its folder is not watched
+            root, ko_config, self.queue, root / ".cache" / "serving-korean", timeout)
 
     def site_built(self, site_dir: Path, results: dict, folders: dict) -> None:
         """After each (re)build: the Korean site back in place, and the next measurement may start."""
         if self.korean:
-            ready = None not in results.values() and self.queue.idle()
+            ready = None not in results.values() and self.queue.idle(but=self.korean.LABEL)
             self.korean.refresh(site_dir, folders if ready else None)
         self.queue.site_built()
 
     def stop(self) -> None:
         self.queue.stop()
-        if self.korean:
-            self.korean.stop()
 
 
 class OwnCode:
@@ -190,7 +194,7 @@ class OwnCode:
 
     def _digests(self) -> dict[str, str]:
         paths = [*sorted((self.root / "sitebuild").glob("*.py")), self.root / "snippets" / "measurement.py"]
-        return {p.relative_to(self.root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        return {p.relative_to(self.root).as_posix(): snippet_runs.digest(p.read_bytes())
                 for p in paths if p.is_file()}
 
     def changed(self) -> list[str]:

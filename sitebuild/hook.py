@@ -80,7 +80,7 @@ def on_config(config):
     if "mkdocs-jupyter" in config.plugins:  # it resolves its cache folder against the cwd
         config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache / "mkdocs-jupyter")
     if state["command"] == "serve" and not state["serving"]:  # `mkdocs serve`: measure in the background
-        state["serving"] = background_runs.Serving(root, (ko := config.extra.get("korean_edition")) and root / ko, log.info)
+        state["serving"] = background_runs.Serving(root, (ko := config.extra.get("korean_edition")) and root / ko, log.info, timeout)
     serving, remeasure, state["remeasure"] = state["serving"] and state["serving"].queue, state.get("remeasure"), False
     workers = snippet_runs.runs_at_once(options["quick"])
     # `mkdocs build`: every result, before any page is made; `mkdocs serve`: what is ready

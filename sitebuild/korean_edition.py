@@ -10,16 +10,13 @@ docs-ko/words.yml, and fails, saying to build the English edition, when any is m
 
 from __future__ import annotations
 
-import hashlib
 from html import escape
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import snippet_runs
@@ -88,9 +85,9 @@ class Build:
         self.ko_config, command = ko_config, _build_command(ko_config, site_dir / "ko")
         log("building the Korean edition beside the English pages: " + " ".join(command[1:]))
         self.output = tempfile.TemporaryFile("w+", encoding="utf-8")
-        self.process = subprocess.Popen(command, cwd=root, stdout=self.output, stderr=subprocess.STDOUT,
-                                        text=True, env={**os.environ, FROM_ENGLISH: "1",
-                                                        "SITE_URL_KO": site_url.rstrip("/") + "/ko/"})
+        self.process = snippet_runs.start_in_group(
+            command, cwd=root, stdout=self.output, stderr=subprocess.STDOUT,
+            env={FROM_ENGLISH: "1", "SITE_URL_KO": site_url.rstrip("/") + "/ko/"})
 
     def finish(self) -> None:
         code = self.process.wait()
@@ -101,9 +98,7 @@ class Build:
             raise EditionError(f"the Korean edition ({self.ko_config.name}) failed: its messages are above")
 
     def stop(self) -> None:  # also after a finish() that failed or was interrupted
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        snippet_runs.kill_group(self.process)
         self.output.close()
 
 
@@ -112,106 +107,58 @@ def _build_command(ko_config: Path, site_dir: Path) -> list[str]:
 
 
 class ServedEdition:
-    """The Korean edition under the English `mkdocs serve`, at /ko/: serve rebuilds the English
-    site into a clean folder each time, so after each rebuild `refresh` puts the Korean site
-    back, from the last one built for the same inputs. When those changed, a placeholder page
-    says it is being built (never a page of older numbers) and one Korean build runs in the
-    background, in its own process group; when it is done it writes `trigger`, which serve
-    watches, and the rebuild that follows puts it in place. Nothing is built before every
-    English result is measured: the Korean edition only reuses them."""
+    """The Korean edition under the English `mkdocs serve`, at /ko/: one more job on serve's
+    background runs (`queue`), asked for once every English result is measured (the Korean
+    edition only reuses them), and dropped while anything is measured again. Its site is
+    cached in `folder` under the digest of its inputs; serve rebuilds the English site into
+    a clean folder each time, and `refresh` puts the Korean site back, or, until it is built
+    for the inputs as they are, a page at each Korean address saying where it stands (never
+    a page of older numbers)."""
 
-    def __init__(self, root: Path, ko_config: Path, work: Path, trigger: Path, log,
+    LABEL = "the Korean edition"
+
+    def __init__(self, root: Path, ko_config: Path, queue, folder: Path, timeout: float,
                  command=_build_command):
-        self.root, self.ko_config, self.work, self.trigger, self.log = root, ko_config, work, trigger, log
-        self.command = command  # (ko_config, out_dir) -> the build's command line
-        self.built: tuple[str, Path] | None = None  # (inputs' digest, the built site)
-        self.running: tuple[str, subprocess.Popen] | None = None
-        self.failed: tuple[str, str] | None = None  # (inputs' digest, the build's last line): until they change
-        self.lock = threading.Lock()
-        work.mkdir(parents=True, exist_ok=True)
+        self.root, self.ko_config, self.queue, self.folder = root, ko_config, queue, folder
+        self.timeout, self.command = timeout, command  # (ko_config, out_dir) -> the build's command line
 
     def digest(self, results: dict) -> str:
         """What the Korean pages depend on: the project's sources and the results' folders."""
-        h = hashlib.sha256(repr(sorted((k, str(v)) for k, v in results.items())).encode())
+        seen = [repr(sorted((k, str(v)) for k, v in results.items()))]
         for folder, pattern in (("docs", "**/*"), ("docs-ko", "**/*"), ("overrides", "**/*"),
-                                ("snippets", "*.py"), ("sitebuild", "*.py")):
-            for path in sorted((self.root / folder).glob(pattern)):
-                if path.is_file():
-                    stat = path.stat()
-                    h.update(f"{path}:{stat.st_mtime_ns}:{stat.st_size}".encode())
-        for path in sorted(self.root.glob("mkdocs*.yml")):
-            h.update(path.read_bytes())
-        return h.hexdigest()[:16]
+                                ("snippets", "*.py"), ("sitebuild", "*.py"), (".", "mkdocs*.yml")):
+            seen += [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
+                     for p in sorted((self.root / folder).glob(pattern)) if p.is_file()]
+        return snippet_runs.digest("\n".join(seen).encode())
 
     def refresh(self, site_dir: Path, results: dict | None) -> None:
         """After an English rebuild into `site_dir`; `results`: the English results' folders,
-        None while any is still being measured."""
-        target = site_dir / "ko"
-        with self.lock:
-            key = self.digest(results) if results is not None else None
-            if key and self.built and self.built[0] == key:
-                shutil.copytree(self.built[1], target, dirs_exist_ok=True)
-                return
-            failed = self.failed if self.failed and self.failed[0] == key else None
-            _placeholders(target, korean_pages(self.root), "measuring" if key is None
-                          else f"failed: {failed[1]}" if failed else "building")
-            if key is None:  # measuring again (a snippet was edited): never beside a measurement
-                self._stop_running()
-            if key and not failed and not (self.running and self.running[0] == key):
-                self._start(key)
-
-    def _start(self, key: str) -> None:
-        self._stop_running()
-        out = self.work / f"site-{key}"
-        shutil.rmtree(out, ignore_errors=True)
-        self.log("building the Korean edition for /ko/ in the background")
-        proc = subprocess.Popen(self.command(self.ko_config, out), cwd=self.root, start_new_session=True,
-                                env={**os.environ, FROM_ENGLISH: "1"}, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        self.running = (key, proc)
-        threading.Thread(target=self._wait, args=(key, proc, out), daemon=True).start()
-
-    def _wait(self, key: str, proc: subprocess.Popen, out: Path) -> None:
-        output, _ = proc.communicate()
-        with self.lock:
-            if self.running is None or self.running[1] is not proc:
-                return  # stopped, or replaced by a build of newer inputs
-            self.running = None
-            if proc.returncode != 0:
-                lines = [line for line in output.splitlines() if line.strip()]
-                self.failed = (key, lines[-1] if lines else f"exit {proc.returncode}")
-                self.log(f"the Korean edition failed to build (exit {proc.returncode}); /ko/ says so "
-                         f"until its inputs change. Its output:\n{output[-3000:]}")
-                self.trigger.write_text(key + " failed")
-                return
-            if self.built:
-                shutil.rmtree(self.built[1], ignore_errors=True)
-            self.built = (key, out)
-        self.log("the Korean edition is built: /ko/ serves it from the next rebuild")
-        self.trigger.write_text(key)
-
-    def _stop_running(self) -> None:
-        if self.running:
-            try:
-                os.killpg(self.running[1].pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.running = None
-
-    def stop(self) -> None:
-        with self.lock:
-            self._stop_running()
+        None while anything is still being measured."""
+        if results is None:  # never beside a measurement, nor with numbers about to change
+            self.queue.drop(self.LABEL)
+            return _placeholders(site_dir / "ko", korean_pages(self.root), None)
+        key = {"inputs": self.digest(results)}
+        if snippet_runs.cached_key(self.folder) == key:
+            shutil.copytree(self.folder / "site", site_dir / "ko", dirs_exist_ok=True)
+            return
+        self.queue.want(self.LABEL, key, lambda: snippet_runs.run_into_cache(
+            lambda out: self.command(self.ko_config, out / "site"), folder=self.folder, key=key,
+            expected="site/index.html", what=self.LABEL, timeout=self.timeout, cwd=self.root,
+            env={FROM_ENGLISH: "1"}, rerun=f"mkdocs build -f {self.ko_config.name}"))
+        _placeholders(site_dir / "ko", korean_pages(self.root), self.queue.status(self.LABEL))
 
 
-def _placeholders(target: Path, pages: set[str], state: str) -> None:
-    """A page at each Korean page's address saying where the edition stands (`state`:
-    "measuring", "building" or "failed: <why>"); serve's livereload reloads it."""
-    when = {"measuring": "영어판의 수치를 모두 잰 뒤에 빌드됩니다 (the Korean edition is built once every "
-                         "number of the English edition is measured). 준비되면 이 페이지가 다시 열립니다",
-            "building": "지금 빌드하고 있습니다 (the Korean edition is being built). 준비되면 이 페이지가 "
-                        "다시 열립니다"}.get(state) or (
-        "빌드에 실패했습니다 (the Korean edition failed to build: the terminal running mkdocs serve "
-        f"shows why; save a fix and it is built again): {escape(state.removeprefix('failed: '))}")
+def _placeholders(target: Path, pages: set[str], status: str | None) -> None:
+    """A page at each Korean page's address saying where the edition stands: serve's
+    `status` of its build (None: the English edition is being measured); serve's
+    livereload reloads it."""
+    when = ("영어판의 수치를 모두 잰 뒤에 빌드됩니다 (the Korean edition is built once every "
+            "number of the English edition is measured). 준비되면 이 페이지가 다시 열립니다")
+    if status and status.startswith("failed"):
+        when = f"빌드에 실패했습니다 ({escape(status.removeprefix('failed: '))})"
+    elif status:
+        when = ("지금 빌드하고 있습니다 (the Korean edition is being built). 준비되면 이 페이지가 "
+                "다시 열립니다")
     for page in pages:
         up = "../" * (page.count("/") + 1)
         (target / page).mkdir(parents=True, exist_ok=True)

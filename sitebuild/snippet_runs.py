@@ -174,8 +174,9 @@ def cache_key(snippet: Path, snippets_dir: Path, requirements: Path, quick: bool
     return {"files": files, "quick": quick, **environment_key(requirements)}
 
 
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]
+def digest(data: bytes, length: int = 16) -> str:
+    """The build's one digest: the first `length` hex digits of sha256 (cache keys, file names)."""
+    return hashlib.sha256(data).hexdigest()[:length]
 
 
 def changed(old: dict | None, new: dict) -> str:
@@ -236,7 +237,7 @@ _stops = 0  # how many stop_all() calls so far: a run that saw it change was sto
 _since = threading.local()  # .stops: the mark a thread's stoppable_since() holds
 
 
-def _kill_group(proc: subprocess.Popen, grace: float) -> None:
+def kill_group(proc: subprocess.Popen, grace: float = 0.0) -> None:
     """SIGTERM first when the process cleans up after itself (a notebook's kernel), then
     SIGKILL to its whole group; a build snippet gets SIGKILL at once (grace 0)."""
     try:
@@ -268,7 +269,7 @@ def stop_all() -> None:
         _stops += 1
         running = list(_live.items())
     for _, (proc, grace) in running:
-        _kill_group(proc, grace)
+        kill_group(proc, grace)
 
 
 def stops_so_far() -> int:
@@ -295,28 +296,33 @@ def ignored_settings(environ) -> list[str]:
     return sorted(name for name in environ if name.startswith(("JAX_", "XLA_")))
 
 
+def start_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, env: dict | None = None) -> subprocess.Popen:
+    """`cmd` started in a process group of its own (kill_group ends it with everything it
+    started), with the build's environment less JAX's and XLA's settings, plus `env`."""
+    ignored = ignored_settings(os.environ)
+    return subprocess.Popen(cmd, cwd=cwd, stdout=stdout, stderr=stderr, start_new_session=True,
+                            env={**{k: v for k, v in os.environ.items() if k not in ignored},
+                                 "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1", **(env or {})})
+
+
 def run_in_group(cmd: list[str], *, cwd: Path, stdout, stderr, timeout: float,
-                 grace: float = 0.0) -> int | None:
+                 grace: float = 0.0, env: dict | None = None) -> int | None:
     """Exit code of `cmd`, run in a new process group; None when it ran past `timeout`.
     Raises RunStopped when stop_all() killed it; on any exception in the waiting thread
     (KeyboardInterrupt from Ctrl-C or SIGTERM) the group is killed before it propagates."""
-    ignored = ignored_settings(os.environ)
-    env = {**{k: v for k, v in os.environ.items() if k not in ignored},
-           "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
     with _lock:  # started and registered at once: a stop_all() in between would miss it
         if getattr(_since, "stops", None) not in (None, _stops):
             raise RunStopped(" ".join(cmd))  # stopped before it could start
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
-                                start_new_session=True)
+        proc = start_in_group(cmd, cwd=cwd, stdout=stdout, stderr=stderr, env=env)
         _live[proc.pid] = (proc, grace)
         started_at = _stops
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc, grace)
+        kill_group(proc, grace)
         return None
     except BaseException:
-        _kill_group(proc, grace)
+        kill_group(proc, grace)
         raise
     finally:
         with _lock:
@@ -377,9 +383,10 @@ def remove_abandoned_scratch(cache_root: Path) -> None:
 
 
 def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict, expected: str,
-                   rerun: str, what: str, timeout: float, grace: float = 0.0) -> float:
-    """Run cmd(out) in an empty working folder; once it exits cleanly having written
-    out/`expected`, out (plus stdout.txt and key.json) replaces `folder`. Returns seconds."""
+                   rerun: str, what: str, timeout: float, grace: float = 0.0,
+                   cwd: Path | None = None, env: dict | None = None) -> float:
+    """Run cmd(out) in `cwd` (default: an empty working folder); once it exits cleanly having
+    written out/`expected`, out (plus stdout.txt and key.json) replaces `folder`. Returns seconds."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     with _scratch_lock:
         scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{folder.name}-{os.getpid()}-",
@@ -391,8 +398,8 @@ def run_into_cache(cmd: Callable[[Path], list[str]], *, folder: Path, key: dict,
         start = time.perf_counter()
         with open(scratch / "stderr.txt", "w+b") as stderr, \
                 open(scratch / STDOUT_FILE, "wb") as stdout:
-            code = run_in_group(cmd(out), cwd=work, stdout=stdout, stderr=stderr,
-                                timeout=timeout, grace=grace)
+            code = run_in_group(cmd(out), cwd=cwd or work, stdout=stdout, stderr=stderr,
+                                timeout=timeout, grace=grace, env=env)
             seconds = time.perf_counter() - start
             stderr.seek(0)
             tail = stderr.read().decode("utf-8", "replace").splitlines()[-20:]

@@ -126,59 +126,68 @@ for page in ("", "selu/"):
 """
 
 
-def test_serve_puts_the_korean_edition_at_ko_once_everything_is_measured(tmp_path):
-    root, go, trigger = tmp_path / "project", tmp_path / "go", tmp_path / "progress" / "korean-built"
+def _served(tmp_path, script: str, *args: str):
+    """A ServedEdition on a real serve queue, whose Korean build runs `script`."""
+    from background_runs import BackgroundRuns
+
+    root = tmp_path / "project"
     (root / "docs-ko").mkdir(parents=True)
     for page in ("index.md", "selu.md"):
         (root / "docs-ko" / page).write_text("# 쪽\n")
-    trigger.parent.mkdir()
+    queue = BackgroundRuns(tmp_path / "serving", log=lambda _: None, rebuild_wait_s=0)
     served = korean_edition.ServedEdition(
-        root, root / "mkdocs.ko.yml", tmp_path / "work", trigger, log=lambda _: None,
-        command=lambda config, out: [sys.executable, "-c", FAKE_KOREAN_BUILD, str(out), str(go)])
+        root, root / "mkdocs.ko.yml", queue, tmp_path / "korean", timeout=60,
+        command=lambda config, out: [sys.executable, "-c", script, str(out), *args])
+    return served, queue
 
-    def wait_for(condition):
-        for _ in range(500):
-            if condition():
-                return
-            time.sleep(0.02)
-        raise AssertionError("timed out")
 
-    site = tmp_path / "site"  # measuring: a placeholder at every Korean address, nothing built
-    served.refresh(site, None)
-    assert "수치를 모두 잰 뒤에" in (site / "ko" / "selu" / "index.html").read_text()
-    assert served.running is None
+def wait_for(condition):
+    for _ in range(500):
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError("timed out")
 
-    served.refresh(site, {"selu_benchmark": "folder-1"})  # measured: built in the background
-    assert "지금 빌드하고" in (site / "ko" / "index.html").read_text() and served.running
-    go.write_text("1")
-    wait_for(trigger.is_file)  # serve watches it: the rebuild that follows puts it in place
-    served.refresh(site := tmp_path / "site-2", {"selu_benchmark": "folder-1"})
-    assert (site / "ko" / "selu" / "index.html").read_text() == "built 1"
 
-    go.unlink()  # new results: a new build, never the old pages meanwhile
-    served.refresh(site := tmp_path / "site-3", {"selu_benchmark": "folder-2"})
-    assert "지금 빌드하고" in (site / "ko" / "index.html").read_text()
-    proc = served.running[1]
-    served.refresh(site, None)  # measuring again: the Korean build stops
-    assert served.running is None and proc.wait(timeout=5) is not None
+def test_serve_puts_the_korean_edition_at_ko_once_everything_is_measured(tmp_path):
+    go = tmp_path / "go"
+    served, queue = _served(tmp_path, FAKE_KOREAN_BUILD, str(go))
+    try:
+        site = tmp_path / "site"  # measuring: a placeholder at every Korean address, nothing built
+        served.refresh(site, None)
+        assert "수치를 모두 잰 뒤에" in (site / "ko" / "selu" / "index.html").read_text()
+        assert queue.idle()
+
+        served.refresh(site, {"selu_benchmark": "folder-1"})  # measured: built on serve's queue
+        assert "지금 빌드하고" in (site / "ko" / "index.html").read_text() and not queue.idle()
+        assert queue.idle(but=served.LABEL)  # the English edition counts as measured meanwhile
+        go.write_text("1")
+        wait_for(queue.idle)  # its end asks serve for a rebuild, which puts it in place
+        served.refresh(site := tmp_path / "site-2", {"selu_benchmark": "folder-1"})
+        assert (site / "ko" / "selu" / "index.html").read_text() == "built 1"
+
+        go.unlink()  # new results: a new build, never the old pages meanwhile
+        served.refresh(site := tmp_path / "site-3", {"selu_benchmark": "folder-2"})
+        assert "지금 빌드하고" in (site / "ko" / "index.html").read_text()
+        wait_for(lambda: "running now" in (queue.status(served.LABEL) or ""))
+        served.refresh(site, None)  # measuring again: the Korean build stops
+        wait_for(queue.idle)
+        assert queue.status(served.LABEL) is None
+    finally:
+        queue.stop()
 
 
 def test_a_korean_build_that_fails_under_serve_says_so_at_ko_until_its_inputs_change(tmp_path):
-    root, trigger = tmp_path / "project", tmp_path / "korean-built"
-    (root / "docs-ko").mkdir(parents=True)
-    (root / "docs-ko" / "index.md").write_text("# 쪽\n")
-    fails = "import sys; print('building'); print('lacks a Korean string: <x>'); sys.exit(1)"
-    served = korean_edition.ServedEdition(root, root / "mkdocs.ko.yml", tmp_path / "work", trigger,
-                                          log=lambda _: None, command=lambda config, out: [sys.executable, "-c", fails])
-    served.refresh(tmp_path / "site", {"x": "folder"})
-    for _ in range(500):
-        if trigger.is_file():
-            break
-        time.sleep(0.02)
-    served.refresh(site := tmp_path / "site-2", {"x": "folder"})  # the rebuild the trigger causes
-    page = (site / "ko" / "index.html").read_text()
-    assert "failed to build" in page and "lacks a Korean string: &lt;x&gt;" in page
-    assert served.running is None  # not started again for the same inputs
-    served.refresh(tmp_path / "site-3", {"x": "new folder"})  # a change: built again
-    assert served.running is not None
-    served.stop()
+    fails = "import sys; print('lacks a Korean string: <x>', file=sys.stderr); sys.exit(1)"
+    served, queue = _served(tmp_path, fails)
+    try:
+        served.refresh(tmp_path / "site", {"x": "folder"})
+        wait_for(queue.idle)
+        served.refresh(site := tmp_path / "site-2", {"x": "folder"})  # the rebuild its end asks for
+        page = (site / "ko" / "index.html").read_text()
+        assert "빌드에 실패했습니다" in page and "exit code 1" in page
+        assert queue.idle()  # not started again for the same inputs
+        served.refresh(tmp_path / "site-3", {"x": "new folder"})  # a change: built again
+        assert not queue.idle()
+    finally:
+        queue.stop()
