@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import io
-import posixpath
 import re
 import sys
 import zipfile
@@ -141,10 +140,8 @@ def on_files(files, config):
 
 def _box(chapter: Chapter, page_url: str, source_url: str | None, words: dict) -> str:
     """The download box, in the edition's words (words.yml `download`)."""
-    page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
-
     def link(name: str) -> str:
-        return escape(posixpath.relpath(f"{FOLDER}/{name}", page_dir or "."))
+        return escape(page_templates.relative(f"{FOLDER}/{name}", page_url))
 
     everything = words["all"].format(n=len(chapter.files), stem=chapter.stem)
     items = [f'<li><a href="{link(chapter.zip_name)}" download><code>{chapter.zip_name}</code></a>: '

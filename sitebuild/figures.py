@@ -11,7 +11,6 @@ figures whose results, words or code changed are drawn again (cached by digest).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -77,9 +76,8 @@ def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: s
         code = snippet_runs.files_key(snippet_runs.imported_snippets(snippet, snippet.parent), snippet.parent)
         for fig in res["figures"]:
             words = {**words_for(common, pages, name, fig), "stamp": stamp_line(res, common)}
-            key = hashlib.sha256(json.dumps([res.get("data"), words, code, edition,
-                                             snippet_runs.digest(Path(__file__).read_bytes())],
-                                            sort_keys=True, default=str).encode()).hexdigest()[:16]
+            key = snippet_runs.digest(json.dumps([res.get("data"), words, code, edition, Path(__file__).read_text()],
+                                                 sort_keys=True, default=str).encode())
             out = cache / edition / name / f"{fig}-{key}.svg"
             if not out.is_file():
                 jobs.append({"snippet": str(snippet), "figure": fig, "out": str(out), "words": words,
@@ -102,12 +100,8 @@ def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: s
 
 def stamp_line(results: dict, common: dict) -> str:
     """The line at the foot of a figure: where and with what its numbers were measured."""
-    env, stamp = results.get("environment", {}), common.get("stamp", {})
-    libraries = env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")}
-    return stamp.get("figure", "{cpu}, {cores} · {libraries} · {backend} · {date}").format(
-        cpu=env.get("cpu"), cores=page_templates.counted(stamp.get("cores", ["{n}"] * 2), env.get("cores")),
-        backend=page_templates.backend_and_device(env), date=env.get("date"),
-        libraries=", ".join(f"{k} {v}" for k, v in libraries.items()))
+    env = results.get("environment", {})
+    return common["stamp"]["figure"].format(**page_templates.machine_fields([env], common), date=env.get("date"))
 
 
 class _Words(dict):

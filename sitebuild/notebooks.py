@@ -12,10 +12,8 @@ template, the snippets it includes or imports, this file, and the environment.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
-import posixpath
 import re
 import signal
 import sys
@@ -23,6 +21,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
 
 INCLUDE = re.compile(r'^# --8<-- "([^":]+)')  # a template line that includes a snippet file
@@ -183,18 +182,16 @@ def share_stylesheet(html: str, page_url: str, site_dir: Path) -> str:
     """Move the JupyterLab stylesheet that mkdocs-jupyter inlines into every notebook page
     (over half a megabyte, the same each time), less the rules the page cannot use, into a
     file that browsers cache (pages with the same kinds of cells share it)."""
-    page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
-
     def to_file(match):
         if len(match.group(1)) < 50_000:  # small page-specific styles stay inline
             return match.group(0)
         css = rules_for(match.group(1), html)
-        name = f"assets/stylesheets/jupyter-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
+        name = f"assets/stylesheets/jupyter-{snippet_runs.digest(css.encode(), 12)}.css"
         path = site_dir / name
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(css, encoding="utf-8")
-        return f'<link rel="stylesheet" href="{posixpath.relpath(name, page_dir or ".")}">'
+        return f'<link rel="stylesheet" href="{page_templates.relative(name, page_url)}">'
 
     return _STYLE.sub(to_file, html)
 

@@ -246,8 +246,6 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     `words`: the edition's words.yml; `page_words`: the page's front-matter words."""
     status, words, page_words = status or {}, words or {}, page_words or {}
     _no_bare_section_marker(markdown_text, page)
-    # Raw HTML (a figcaption's Markdown is not rendered) links relative to the page's URL.
-    page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
     counts = {name: len(re.findall(rf"\b{name}\b", markdown_text)) for name in results}
     used = sorted((n for n in results if counts[n]), key=lambda n: -counts[n])
     fmt = _formats(words)
@@ -262,7 +260,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         return posixpath.relpath(f"{MEASURED}/{name}/{file}", posixpath.dirname(page) or ".")
 
     def numbers_url(name: str) -> str:
-        return posixpath.relpath(f"{MEASURED}/{name}/results.json", page_dir or ".")
+        return relative(f"{MEASURED}/{name}/results.json", page_url)  # raw HTML: from the page's URL
 
     def made(name: str) -> str:
         return words["stamp"]["made"].format(name=name, numbers=numbers_url(name))
@@ -281,8 +279,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         spread = ""  # a timing's bracket is one run's: say how far the next run moves it
         if "spread" in words["stamp"] and any(isinstance(c, dict) and "timing" in c
                                               for row in tables[table_name]["rows"] for c in row):
-            how_far = posixpath.relpath(HOW_FAR, page_dir or ".")
-            spread = " · " + words["stamp"]["spread"].format(how_far=how_far)
+            spread = " · " + words["stamp"]["spread"].format(how_far=relative(HOW_FAR, page_url))
         return f'{found}\n<small class="stamp">{made(name)}{spread}</small>\n'
 
     def figure(name: str, fig_name: str, alt: str | None = None, caption: str | None = None) -> str:
@@ -308,19 +305,13 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         ready = [n for n in names if results[n] is not None]
         if not ready:
             return PENDING
-        envs = [results[n].get("environment", {}) for n in ready]
-        libraries: dict[str, str] = {}
-        for env in envs:
-            libraries.update(env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")})
-        stamp, first = words["stamp"], envs[0]
+        envs, stamp = [results[n].get("environment", {}) for n in ready], words["stamp"]
         dates = sorted({e.get("date", "?") for e in envs})
         modes = sorted({stamp["quick" if results[n].get("quick") else "full"] for n in ready})
         sources = ", ".join(stamp.get("source", stamp["made"]).format(name=n, numbers=numbers_url(n))
                             + speed_change(results[n], words) for n in ready)
-        return stamp["page"].format(
-            cpu=first.get("cpu"), cores=counted(stamp["cores"], first.get("cores")), backend=backend_and_device(first),
-            libraries=", ".join(f"{k} {v}" for k, v in libraries.items()),
-            date=rng_join(dates, words), mode=" / ".join(modes), sources=sources)
+        return stamp["page"].format(**machine_fields(envs, words), date=rng_join(dates, words),
+                                    mode=" / ".join(modes), sources=sources)
 
     variables = {name: (res if res is not None else Pending()) for name, res in results.items()}
     try:
@@ -366,6 +357,23 @@ def unexpected(markdown_text: str, results: dict[str, dict | None]) -> list[str]
     return [f"{name}.{key} ({v.get('winner') or 'neither'} faster, expected {v['expect']})"
             for name, res in results.items() if res and re.search(rf"\b{name}\b", markdown_text)
             for key, v in (res.get("verdicts") or {}).items() if v.get("expected") is False]
+
+
+def relative(target: str, page_url: str) -> str:
+    """`target`, a path from the site's root, as a link from the page at `page_url`."""
+    page_dir = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url)
+    return posixpath.relpath(target, page_dir or ".")
+
+
+def machine_fields(envs: list[dict], words: dict) -> dict:
+    """A stamp's cpu, cores, backend and libraries (every library of every run), in an
+    edition's words: the first run's machine, as one build measures all on one."""
+    libraries: dict[str, str] = {}
+    for env in envs:
+        libraries.update(env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")})
+    first = envs[0]
+    return dict(cpu=first.get("cpu"), cores=counted(words["stamp"]["cores"], first.get("cores")),
+                backend=backend_and_device(first), libraries=", ".join(f"{k} {v}" for k, v in libraries.items()))
 
 
 def counted(forms: list[str], n) -> str:

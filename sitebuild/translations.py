@@ -33,7 +33,6 @@ pages are checked by tests/sitebuild/test_translations.py (heading ids, no Engli
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from collections import Counter
@@ -42,6 +41,7 @@ from pathlib import Path
 import markdown.extensions.toc
 
 import page_templates  # sitebuild/, beside this file
+import snippet_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGLISH, KOREAN = ROOT / "docs", ROOT / "docs-ko"
@@ -63,7 +63,7 @@ _NUMBER_WITH_UNIT = re.compile(
 
 def source_digest(path: Path) -> str:
     """The digest a Korean page records of the English page it translates."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return snippet_runs.digest(path.read_bytes(), 12)
 
 
 def translated_from(text: str) -> str | None:
