@@ -56,14 +56,6 @@ def page_words(docs_dir: Path) -> dict[str, dict]:
     return found
 
 
-def words_for(common: dict, pages: dict, snippet: str, name: str) -> dict:
-    """The words a table or figure is drawn with: the edition's headings and names, the
-    page's words for its snippet, then its own."""
-    own = pages.get(snippet, {})
-    return {**common.get("headings", {}), **{k: v for k, v in own.items() if not isinstance(v, dict)},
-            **own.get(name, {})}
-
-
 def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: str,
           cache: Path, log=print) -> list[tuple[str, Path]]:
     """(path under measured/, SVG) of every data-out snippet's figures, in this edition:
@@ -75,7 +67,7 @@ def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: s
         snippet = docs_dir.parent / "snippets" / f"{name}.py"
         code = snippet_runs.files_key(snippet_runs.imported_snippets(snippet, snippet.parent), snippet.parent)
         for fig in res["figures"]:
-            words = {**words_for(common, pages, name, fig), "stamp": stamp_line(res, common)}
+            words = {**page_templates.words_for(common, pages.get(name, {}), fig), "stamp": stamp_line(res, common)}
             key = snippet_runs.digest(json.dumps([res.get("data"), words, code, edition, Path(__file__).read_text()],
                                                  sort_keys=True, default=str).encode())
             out = cache / edition / name / f"{fig}-{key}.svg"

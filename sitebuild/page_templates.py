@@ -272,9 +272,7 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         if table_name not in tables:
             raise PageError(f"{page}: build snippet {name!r} wrote no table {table_name!r} "
                             f"(its tables: {', '.join(tables) or 'none'})")
-        own = {**words.get("headings", {}), **{k: v for k, v in page_words.get(name, {}).items()
-                                               if not isinstance(v, dict)},
-               **page_words.get(name, {}).get(table_name, {})}
+        own = words_for(words, page_words.get(name, {}), table_name)
         found = render_table(tables[table_name], own, fmt, f"{page}: table {name}.{table_name}")
         spread = ""  # a timing's bracket is one run's: say how far the next run moves it
         if "spread" in words["stamp"] and any(isinstance(c, dict) and "timing" in c
@@ -357,6 +355,13 @@ def unexpected(markdown_text: str, results: dict[str, dict | None]) -> list[str]
     return [f"{name}.{key} ({v.get('winner') or 'neither'} faster, expected {v['expect']})"
             for name, res in results.items() if res and re.search(rf"\b{name}\b", markdown_text)
             for key, v in (res.get("verdicts") or {}).items() if v.get("expected") is False]
+
+
+def words_for(common: dict, snippet_words: dict, name: str) -> dict:
+    """The words a table or figure `name` is drawn with: the edition's headings, the page's
+    words for its snippet (front matter `words: {snippet: ...}`), then its own."""
+    return {**common.get("headings", {}), **{k: v for k, v in snippet_words.items() if not isinstance(v, dict)},
+            **snippet_words.get(name, {})}
 
 
 def relative(target: str, page_url: str) -> str:

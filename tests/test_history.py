@@ -250,7 +250,7 @@ def test_each_figure_draws_with_the_pages_words(edition):
                   matplotlib.font_manager.FontProperties(fname=str(font)).get_name()]
     with matplotlib.rc_context({"font.family": family}):
         for name, draw in jax_history.FIGURES.items():
-            words = figures.words_for(common, meta["words"], "jax_history", name)
+            words = page_templates.words_for(common, meta["words"].get("jax_history", {}), name)
             plt.close(draw(data, words))
 
 
