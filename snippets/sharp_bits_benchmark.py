@@ -48,7 +48,8 @@ def bases(cls: type) -> list[str]:
 
 def capture_errors() -> dict:
     """Every session of CASES, run: what each pitfall raised (its class a fact, its
-    message verbatim), what each fix returned, and the transcripts the page shows."""
+    message verbatim), what each fix returned, and the transcripts the page shows
+    (lines; where a long message was cut, the count left out: error_capture.Line)."""
     errors, captured, wrong = {}, {}, []
     for name, case in CASES.items():
         outcome = run(case.pitfall)
@@ -57,10 +58,10 @@ def capture_errors() -> dict:
             wrong.append(f"{name}: the page says {said}, jax {jax.__version__} gave "
                          f"{raised(outcome)}:\n"
                          + outcome.transcript)
-        shown = captured[name] = {"pitfall": outcome.transcript, "fixes": {},
+        shown = captured[name] = {"pitfall": outcome.lines, "fixes": {},
                                   "variants": {}}
         entry = errors[name] = {
-            "error": raised(outcome), "message": outcome.error_text,
+            "error": raised(outcome), "message": outcome.error_lines,
             "raised_at": RAISED_WHEN.get(name, "tracing") if outcome.error else None,
             "bases": bases(type(outcome.error)) if outcome.error else [],
             "fixes": {}, "variants": {}}
@@ -70,14 +71,14 @@ def capture_errors() -> dict:
                 wrong.append(f"{name} fix {fix_name}: the page shows "
                              f"{session.expected!r}; this JAX gave:\n"
                              + fixed.transcript)
-            shown["fixes"][fix_name] = fixed.transcript
+            shown["fixes"][fix_name] = fixed.lines
             entry["fixes"][fix_name] = np.asarray(fixed.value).tolist()
         for variant_name, (session, expected) in case.variants.items():
             variant = run(session)
             if type(variant.error) is not expected:
                 wrong.append(f"{name} variant {variant_name}: the page says "
                              f"{expected.__name__}:\n{variant.transcript}")
-            shown["variants"][variant_name] = variant.transcript
+            shown["variants"][variant_name] = variant.lines
             entry["variants"][variant_name] = raised(variant)
     fact("sharp_bits.raised_and_returned", not wrong,
          "Each pitfall raises exactly the class the page names and each fix returns "

@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from error_capture import Session, error_name, run_session, trim_message
+from error_capture import Session, error_name, run_session, text, trim_message
 from project import ROOT
 
 
@@ -49,10 +49,38 @@ def test_error_name_is_what_a_traceback_prints():
 
 
 def test_trim_message_shortens_paths_and_long_messages():
-    assert trim_message(f"at {ROOT}/snippets/sharp_bits.py:3 for jit") == "at sharp_bits.py:3 for jit"
+    assert trim_message(f"at {ROOT}/snippets/sharp_bits.py:3 for jit") == ["at sharp_bits.py:3 for jit"]
     long = "\n".join(f"line {i}" for i in range(12)) + "\nSee https://example.invalid/x"
-    assert trim_message(long).splitlines() == [
-        "line 0", "line 1", "line 2", "line 3", "line 4", "[… 7 more lines …]",
+    assert trim_message(long) == [
+        "line 0", "line 1", "line 2", "line 3", "line 4", {"left_out": 7, "traceback": False},
         "See https://example.invalid/x"]
     nested = "outer\nTraceback (most recent call last):\n  File x\nTypeError: inner"
-    assert "Traceback" not in trim_message(nested)
+    assert trim_message(nested) == ["outer", {"left_out": 3, "traceback": True}]
+
+
+def test_a_cut_is_a_count_not_words_and_a_terminal_words_it(module):
+    """results.json keeps what a cut left out as data; each edition of the site words it
+    (words.yml `transcript`), and only a terminal gets error_capture's English."""
+    exec("def fail_long():\n    raise ValueError('\\n'.join(f'line {i}' for i in range(9)))\n",
+         vars(module))
+    outcome = run_session(Session(["fail_long()"]), module)
+    assert outcome.lines == [">>> fail_long()", "ValueError: line 0", "line 1", "line 2",
+                             "line 3", "line 4", "line 5", {"left_out": 3, "traceback": False}]
+    assert outcome.error_lines == outcome.lines[1:]
+    assert all(isinstance(line, str) for line in outcome.lines[:-1])
+    assert outcome.transcript.endswith("line 5\n[… 3 more lines …]")
+    assert text(["x", {"left_out": 2, "traceback": True}]) == \
+        "x\n[… 2 more lines, a nested traceback among them …]"
+
+
+@pytest.mark.parametrize("edition, cut, nested", [
+    ("docs", "[… 7 more lines …]", "[… 3 more lines, a nested traceback among them …]"),
+    ("docs-ko", "[… 7줄 생략 …]", "[… 중첩된 트레이스백 포함 3줄 생략 …]")])
+def test_each_edition_words_a_cut_in_its_own_words(edition, cut, nested):
+    from page_templates import load_words, render
+
+    lines = [">>> f()", "E: line 0", {"left_out": 7, "traceback": False}, "See https://x"]
+    page = "    {{ transcript(a.data.t) | indent(4) }}\n{{ transcript(a.data.n) }}"
+    results = {"a": {"data": {"t": lines, "n": ["E: outer", {"left_out": 3, "traceback": True}]}}}
+    out = render(page, page="p.md", page_url="p/", results=results, words=load_words(ROOT / edition))
+    assert f"    >>> f()\n    E: line 0\n    {cut}\n    See https://x\nE: outer\n{nested}" in out

@@ -111,7 +111,7 @@ def test_every_capture_is_the_documented_class_and_every_fix_ran(built_site):
         captured = r["data"]["errors"][name]
         assert captured["error"] == (error_name(case.error) if case.error else None), name
         assert set(captured["fixes"]) == set(case.fixes)
-        assert r["data"]["captured"][name]["pitfall"].startswith(">>> ")
+        assert r["data"]["captured"][name]["pitfall"][0].startswith(">>> ")
     assert r["data"]["errors"]["donate"]["error"] == "RuntimeError"
     assert "sharp_bits.raised_and_returned" in r["facts"]
 
@@ -126,9 +126,14 @@ def test_loop_compilations_were_repeated_and_each_kept(built_site):
     assert all(row["equations"] == 1 for row in loops["results"]["fori"])
 
 
-def page_text(site):
-    raw = (site / "sharp-bits" / "index.html").read_text(encoding="utf-8")
+def page_text(site, edition=""):
+    raw = (site / edition / "sharp-bits" / "index.html").read_text(encoding="utf-8")
     return raw, html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+# How each edition words a cut message (words.yml `transcript`): the data is a count.
+CUT = {"": ("[… {} more lines …]", "[… {} more lines, a nested traceback among them …]"),
+       "ko": ("[… {}줄 생략 …]", "[… 중첩된 트레이스백 포함 {}줄 생략 …]")}
 
 
 def test_page_shows_each_captured_error_and_fix(built_site):
@@ -140,8 +145,27 @@ def test_page_shows_each_captured_error_and_fix(built_site):
                        **{v: shown["variants"][v] for v in case.variants}}
         assert set(shown["fixes"]) == set(case.fixes), name
         for key, transcript in transcripts.items():
-            for line in transcript.splitlines():
+            for line in transcript:
+                if not isinstance(line, str):  # a cut: a count, worded by the page
+                    line = CUT[""][line["traceback"]].format(line["left_out"])
                 assert line in text, (name, key, line)
     assert raw.count('class="tabbed-set') == len(CASES)
     assert str(ROOT) not in text, "absolute paths of the build machine are shortened"
     assert "Every JAX-specific error is a" not in text
+
+
+def test_each_edition_words_a_cut_message_itself(built_site):
+    """A message too long for the page keeps its first lines verbatim; what was left out
+    is a count in results.json, worded by each edition (no English marker on a Korean page)."""
+    captured = results()["data"]["captured"]
+    cuts = [line for shown in captured.values()
+            for transcript in [shown["pitfall"], *shown["fixes"].values(), *shown["variants"].values()]
+            for line in transcript if not isinstance(line, str)]
+    assert cuts, "the leak's message is long enough to be cut"
+    assert all(set(cut) == {"left_out", "traceback"} and cut["left_out"] > 0 for cut in cuts)
+    for edition, forms in CUT.items():
+        _, text = page_text(built_site, edition)
+        for cut in cuts:
+            assert forms[cut["traceback"]].format(cut["left_out"]) in text, edition
+    _, korean = page_text(built_site, "ko")
+    assert "more lines" not in korean and "nested traceback" not in korean
