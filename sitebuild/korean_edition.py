@@ -51,7 +51,7 @@ def reuse_results(root: Path, docs_dir: Path, names: list[str], quick: bool) -> 
     if untranslated:
         raise EditionError(f"the Korean edition lacks {len(untranslated)} page(s) of docs/: "
                            f"{', '.join(untranslated)}; write each in {docs_dir.name}/ "
-                           "(python sitebuild/translations.py says what a Korean page keeps)")
+                           "(python tools/translations.py says what a Korean page keeps)")
     paths = snippet_runs.project_paths(root, quick)
     results, folders, lacking = {}, {}, []
     try:

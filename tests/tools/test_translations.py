@@ -1,4 +1,4 @@
-"""The Korean edition keeps step with the English one (sitebuild/translations.py).
+"""The Korean edition keeps step with the English one (tools/translations.py).
 
 The tests over docs-ko/ fail, naming the page, until every English page has its Korean
 page and each one follows its source; the built ones read the quick build (built_site),

@@ -17,7 +17,8 @@ the same code and the same numbers:
         ---
     so a changed English page with an unchanged Korean one is caught (see `stale`).
 
-Command line (for translators): `python sitebuild/translations.py [docs-ko/X.md ...]`
+A translator's and the tests' check, never run by the build (tests/tools/test_translations.py
+runs it on every page). Command line: `python tools/translations.py [docs-ko/X.md ...]`
 (docs/X.md or X.md name the same page)
 prints every difference (all pages when none is named) and the digest to record.
 
@@ -28,7 +29,7 @@ around the build's numbers and verdicts; table headings and figure labels are in
 matter (`words:`), shared words in docs-ko/words.yml; an edition's own include
 (`build-figures.ko.md`) stands for the English one. Quoted error messages and code stay
 verbatim; an output block may be titled "출력" (title="Output" works too). The built Korean
-pages are checked by tests/sitebuild/test_translations.py (heading ids, no English prose).
+pages are checked by the same tests (heading ids, no English prose).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from pathlib import Path
 
 import markdown.extensions.toc
 
-import page_templates  # sitebuild/, beside this file
-import snippet_runs
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sitebuild"))  # the build's modules
+import page_templates  # noqa: E402
+import snippet_runs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGLISH, KOREAN = ROOT / "docs", ROOT / "docs-ko"
