@@ -24,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
 
-INCLUDE = re.compile(r'^# --8<-- "([^":]+)')  # a template line that includes a snippet file
 GRACE_S = 3.0  # after SIGTERM, time for the executor to kill its kernel before SIGKILL
 
 
@@ -33,8 +32,7 @@ def expand(template: Path, snippets_config: dict) -> str:
     import jupytext  # here, not at the top: a build with cached notebooks never needs them
     import markdown
 
-    lines = [line[2:] if line.startswith("# --8<--") else line
-             for line in template.read_text(encoding="utf-8").splitlines()]
+    lines = _includes_uncommented(template).splitlines()
     md = markdown.Markdown(extensions=["pymdownx.snippets"],
                            extension_configs={"pymdownx.snippets": snippets_config})
     try:
@@ -50,15 +48,19 @@ def expand(template: Path, snippets_config: dict) -> str:
     return jupytext.writes(notebook, fmt="ipynb")
 
 
+def _includes_uncommented(template: Path) -> str:
+    """The template with its `# --8<-- "file.py:section"` lines as a page writes them."""
+    return re.sub(r"^# (?=--8<--)", "", template.read_text(encoding="utf-8"), flags=re.M)
+
+
 def cache_key(template: Path, root: Path) -> dict:
     """The same scheme as a build snippet's key: the files the notebook's code comes from
     (the template, the snippets it includes, what those import), this file, the environment."""
     snippets_dir = root / "snippets"
     files = set(snippet_runs.imported_snippets(template, snippets_dir))
-    for line in template.read_text(encoding="utf-8").splitlines():
-        match = INCLUDE.match(line)
-        if match and (snippets_dir / match.group(1)).is_file():
-            files.update(snippet_runs.imported_snippets(snippets_dir / match.group(1), snippets_dir))
+    for included in page_templates.INCLUDE.findall(_includes_uncommented(template)):
+        if (snippets_dir / included.split(":")[0]).is_file():
+            files.update(snippet_runs.imported_snippets(snippets_dir / included.split(":")[0], snippets_dir))
     files.add(Path(__file__).resolve())
     return {"files": snippet_runs.files_key(sorted(files), root), "quick": False,
             **snippet_runs.environment_key(root / "requirements.txt")}

@@ -26,13 +26,21 @@ def quick_results(name: str) -> dict:
     return json.loads((QUICK_RESULTS / name / "results.json").read_text())
 
 
+class _Loader(yaml.SafeLoader):  # mkdocs.yml uses MkDocs' own tags (!ENV, !relative): None here
+    pass
+
+
+_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def mkdocs_config(name: str = "mkdocs.yml") -> dict:
+    """The project's mkdocs.yml (or mkdocs.ko.yml) as written, its MkDocs tags read as None."""
+    return yaml.load((ROOT / name).read_text(encoding="utf-8"), Loader=_Loader)
+
+
 def build_snippets() -> list[str]:
     """The build snippets mkdocs.yml lists (extra.build_snippets), in the order the build runs them."""
-    class Loader(yaml.SafeLoader):  # mkdocs.yml uses MkDocs' own tags (!relative)
-        pass
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)
-    return config["extra"]["build_snippets"]
+    return mkdocs_config()["extra"]["build_snippets"]
 
 
 def one_step_taken(config):

@@ -18,6 +18,7 @@ from jit import (CASES, break_even_range, calls_to_break_even, copies_in,
                  selu_loud, set_first, three_calls, time_one_call, watching_jax)
 from jit_benchmark import STATED_CASES
 from measurement import Timing
+from page_templates import INCLUDE
 from project import ROOT
 from selu import random_input, selu_jit
 
@@ -36,13 +37,9 @@ STATED = {
     "bound_method": [FIRST, FIRST],
     "static_argument": [FIRST, (1, 2, True, 1), (2, 2, False, 0)],
 }
-INCLUDE = re.compile(r'^--8<-- "([\w.]+):(\w+)"$')
-
-
 def shown_sections(page):
     """(file, section) of every snippet section a page includes, in page order."""
-    return [(m[1], m[2]) for line in page.read_text(encoding="utf-8").splitlines()
-            if (m := INCLUDE.match(line.strip()))]
+    return [tuple(i.split(":")) for i in INCLUDE.findall(page.read_text(encoding="utf-8")) if ":" in i]
 
 
 def section_code(file, name):

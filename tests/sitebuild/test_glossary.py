@@ -3,10 +3,9 @@
 import re
 
 import pytest
-import yaml
 
 import glossary
-from project import ROOT
+from project import ROOT, mkdocs_config
 
 PAGE = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 
@@ -35,7 +34,7 @@ def test_the_glossary_defines_the_terms_a_newcomer_trips_on():
 
 
 def test_the_glossary_is_near_the_end_of_the_reading_order():
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+    config = mkdocs_config()
     pages = [next(iter(entry.values())) if isinstance(entry, dict) else entry for entry in config["nav"]]
     assert pages[:3] == ["index.md", "selu.md", "notebooks/selu.ipynb"]
     assert pages[-2:] == ["glossary.md", "how-this-site-is-built.md"]

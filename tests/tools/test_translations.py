@@ -15,11 +15,10 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-import yaml
 
 import translations
 from page_templates import load_words
-from project import ROOT
+from project import ROOT, mkdocs_config
 
 PAGES = [english.relative_to(translations.ENGLISH).as_posix()
          for english, _ in translations.page_pairs()]
@@ -125,10 +124,7 @@ def _nav(nav: list) -> list[str]:
 
 
 def _config_nav() -> list:
-    class Loader(yaml.SafeLoader):
-        pass
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    return mkdocs_config()["nav"]
 
 
 def test_every_english_page_has_its_korean_page():
