@@ -32,3 +32,22 @@ def test_requirements_are_pinned():
         line = line.split("#")[0].strip()
         if line and not line.startswith("-c "):
             assert re.fullmatch(r"[A-Za-z0-9_.\[\]-]+==[0-9][^ ;]*( *;.+)?", line), line  # ; a platform
+
+
+def _build_and_tools_code() -> dict[str, str]:
+    return {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+            for folder in ("sitebuild", "tools") for p in sorted((ROOT / folder).glob("*.py"))}
+
+
+def test_each_thing_the_build_does_twice_has_one_home():
+    """Process groups (start_in_group, kill_group), digests, the snippet-include pattern: one
+    home each, in sitebuild/ (issue "Data out, words in each edition")."""
+    homes = {r"start_new_session|os\.killpg": "sitebuild/snippet_runs.py",
+             r"hashlib\.sha256": "sitebuild/snippet_runs.py",
+             r"re\.compile\([^)]*--8<--": "sitebuild/page_templates.py"}
+    # notebooks.py's executor ends the kernel that nbclient started in a session of its own
+    allowed = {("sitebuild/notebooks.py", r"start_new_session|os\.killpg")}
+    for pattern, home in homes.items():
+        found = sorted(name for name, code in _build_and_tools_code().items()
+                       if re.search(pattern, code) and (name, pattern) not in allowed)
+        assert found == [home], f"{pattern}: {found}"

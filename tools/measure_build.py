@@ -66,16 +66,17 @@ NOT_PROSE = re.compile(r"<(pre|code|table|figure|svg|nav|script|style|clipboard-
                        r"|<div class=\"clipboard-copy-txt\"[^>]*>.*?</div>", re.S)
 
 
-def _env(quick: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("JIT_DOCS_QUICK", "JIT_DOCS_REMEASURE")}
-    return {**env, "NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1", **({"JIT_DOCS_QUICK": "1"} if quick else {})}
+def _settings(quick: bool) -> dict[str, str]:
+    """What a measured build or serve sets over this environment: the mode, nothing remeasured."""
+    return {"NO_MKDOCS_2_WARNING": "1", "PYTHONUNBUFFERED": "1", "JIT_DOCS_QUICK": "1" if quick else "0",
+            "JIT_DOCS_REMEASURE": "0"}
 
 
 def build(project: Path, site: Path, quick: bool) -> float:
     """Wall-clock seconds of `mkdocs build --strict`; a failed build stops the script."""
     start = time.time()
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                            cwd=project, env=_env(quick), capture_output=True, text=True)
+                            cwd=project, env={**os.environ, **_settings(quick)}, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"mkdocs build failed in {project}:\n{result.stderr[-4000:]}")
     return time.time() - start
@@ -97,11 +98,11 @@ def _free_address() -> str:
 def serve_reloads(project: Path, chapter: Path, quick: bool, edits: int = 3) -> list[float]:
     """Seconds from each edit of `chapter` to `mkdocs serve` logging that browsers reload."""
     address = _free_address()
-    proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "--dev-addr", address],
-                            cwd=project, env=_env(quick), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = snippet_runs.start_in_group([sys.executable, "-m", "mkdocs", "serve", "--livereload", "--dev-addr", address],
+                                       cwd=project, env=_settings(quick), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines: list[tuple[float, str]] = []  # (when it was read, the line), filled as serve logs
-    threading.Thread(target=lambda: lines.extend((time.monotonic(), line) for line in proc.stdout),
-                     daemon=True).start()
+    threading.Thread(target=lambda: lines.extend((time.monotonic(), line.decode("utf-8", "replace"))
+                                                 for line in proc.stdout), daemon=True).start()
 
     def wait_for(text: str, since: float, timeout: float) -> float:
         deadline = time.monotonic() + timeout
@@ -122,11 +123,7 @@ def serve_reloads(project: Path, chapter: Path, quick: bool, edits: int = 3) -> 
             seconds.append(wait_for("Reloading browsers", edited, 600) - edited)
     finally:
         chapter.write_text(original, encoding="utf-8")
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        snippet_runs.kill_group(proc, grace=20)
     return seconds
 
 
@@ -138,9 +135,8 @@ def serve_fresh(project: Path, quick: bool, stop_after: float = 5.0) -> dict[str
     log = project.parent / "serve-fresh.log"
     start = time.monotonic()
     with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address],
-                                cwd=project, env=_env(quick), stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = snippet_runs.start_in_group([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address],
+                                           cwd=project, env=_settings(quick), stdout=out, stderr=subprocess.STDOUT)
     try:
         while True:
             if proc.poll() is not None:
@@ -159,8 +155,7 @@ def serve_fresh(project: Path, quick: bool, stop_after: float = 5.0) -> dict[str
         stopped = time.monotonic() - interrupted
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            snippet_runs.kill_group(proc)
     shutil.rmtree(project / ".cache", ignore_errors=True)
     return {"answer": answered, "stop": stopped}
 
