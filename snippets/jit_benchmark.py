@@ -291,8 +291,8 @@ def quartiles(t):
 
 def break_even(data, other, i) -> dict:
     """Calls for jit to beat `other` at size i, as data a page words: kind "after"
-    (calls, low, high over the quartiles), "never_at_medians" (low: the best corner),
-    or "never"."""
+    (calls, low, high over the quartiles; high None: the worst corner never breaks
+    even), "never_at_medians" (low: the best corner), or "never"."""
     be = data["break_even"]
     median, low, high = break_even_range(
         quartiles(be["first"][i]), quartiles(be["jit"][i]), quartiles(be[other][i]))
@@ -308,6 +308,8 @@ def calls_cell(v) -> dict:
         return word("never")
     if v["kind"] == "never_at_medians":
         return word("never_at_medians", best=v["low"])
+    if v["high"] is None:  # the least favourable corner never breaks even
+        return word("calls_from", calls=v["calls"], low=v["low"])
     if v["low"] == v["high"]:
         return word("calls_exact", calls=v["calls"])
     return word("calls_range", calls=v["calls"], low=v["low"], high=v["high"])

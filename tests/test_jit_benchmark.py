@@ -216,7 +216,7 @@ def test_a_shrinking_saving_is_shown_as_measured(data):
 def test_the_loop_sentence_follows_the_comparison(data):
     same = PERTURBATIONS["loop call as fast as a single call"](copy.deepcopy(data))
     assert "about the time of a single call from idle" in _prose(render(same, "en"))
-    assert "한 번 호출한 시간" in _prose(render(same, "ko")) and "비슷하다" in _prose(render(same, "ko"))
+    assert "한 번 호출한 시간" in _prose(render(same, "ko")) and "비슷했다" in _prose(render(same, "ko"))
     ready = PERTURBATIONS["calls return only when ready"](copy.deepcopy(data))
     assert "returned about when their results were ready" in _prose(render(ready, "en"))
     assert "under-reports" not in _prose(render(ready, "en"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import re
 
 import pytest
 from mkdocs.utils.meta import get_data
@@ -78,6 +79,15 @@ def rederived(verdict: dict, data: dict) -> dict | None:
     return measurement.trend([v["median"] if isinstance(v, dict) else v for v in at(data, reads)], reads)
 
 
+# A value the data lacks, printed as Python writes it ("298 (159 to None)"); "None of this" is prose.
+MISSING_VALUE = re.compile(r".{0,40}\b(?:None(?! of)|nan|inf)\b.{0,20}")
+
+
+def _prose(text: str) -> str:
+    """A rendered page less its code blocks and inline code."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+
+
 def pages():
     for edition, folder in EDITIONS.items():
         for path in sorted(folder.glob("*.md")):
@@ -112,6 +122,7 @@ def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
         pages = render_all({**measured, name: changed})  # raises PageError naming the page
         for page, text in pages.items():  # MkDocs' strict mode fails on an uncited footnote
             assert not uncited_footnotes(text), f"{name} ({label}): {page}"
+            assert not MISSING_VALUE.search(_prose(text)), f"{name} ({label}): {page}: {MISSING_VALUE.search(_prose(text))}"
         if label == "gpu backend":  # the stamps name the backend and its device
             assert any("gpu (NVIDIA H200)" in text for text in pages.values()), name
 
