@@ -152,6 +152,7 @@ def _formats(words: dict) -> dict:
             "timing": timing, "ratio": ratio_range,
             "times": lambda r: words.get("times", "{}×").format(m.fmt_ratio(r).rstrip("×")),
             "num": number, "percent": lambda x: words.get("percent", "{} %").format(f"{x:.0f}"),
+            "listed": lambda xs: listed([number(x) for x in xs], words.get("list_last", " and ")),
             "backend_device": backend_and_device}
 
 
@@ -379,6 +380,12 @@ def machine_fields(envs: list[dict], words: dict) -> dict:
     first = envs[0]
     return dict(cpu=first.get("cpu"), cores=counted(words["stamp"]["cores"], first.get("cores")),
                 backend=backend_and_device(first), libraries=", ".join(f"{k} {v}" for k, v in libraries.items()))
+
+
+def listed(items: list[str], last: str) -> str:
+    """"1,000, 10,000 and 100,000": numbers with thousands separators read apart (`last`,
+    an edition's words.yml `list_last`, joins the last two)."""
+    return ", ".join(items[:-1]) + last + items[-1] if len(items) > 1 else "".join(items)
 
 
 def counted(forms: list[str], n) -> str:

@@ -57,10 +57,11 @@ _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 # admonition (!!! or ???) or a content tab (===), with its indent.
 _BLOCK = re.compile(r"^( *)(?:([-*+])|(\d+)\.|(:)  |(!!!|\?\?\?\+?)|(===)) ")
 # A number the prose types, with its unit: "8,192", "2 cores" are numbers; "3×", "50 %",
-# "1.5 ms" keep their unit. Expressions are removed first: their numbers come from the build.
+# "1.5 ms" keep their unit, and Korean prose's "3배" is "3×". Expressions are removed
+# first: their numbers come from the build.
 # A Korean particle may follow the unit ("3×입니다"), so only Latin letters end a match.
 _NUMBER_WITH_UNIT = re.compile(
-    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(×|%|ms|µs|ns|s|KB|MB|GB|GHz|MiB|GiB)(?![A-Za-z0-9_])")
+    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(×|배|%|ms|µs|ns|s|KB|MB|GB|GHz|MiB|GiB)(?![A-Za-z0-9_])")
 
 
 def source_digest(path: Path) -> str:
@@ -125,7 +126,7 @@ def structure(text: str) -> dict:
         "anchors": [explicit or anchor(title) for level, title, explicit in headings
                     if level > 1],
         "numbers": sorted(Counter(
-            f"{n} {unit}".replace(" ×", "×").replace(" %", "%")
+            f"{n} {unit}".replace(" 배", "×").replace(" ×", "×").replace(" %", "%")
             for n, unit in _NUMBER_WITH_UNIT.findall(no_expressions)).elements()),
         "korean headings without an id": [title for level, title, explicit in headings
                                           if level > 1 and not explicit
