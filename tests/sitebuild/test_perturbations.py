@@ -83,9 +83,14 @@ def rederived(verdict: dict, data: dict) -> dict | None:
 MISSING_VALUE = re.compile(r".{0,40}\b(?:None(?! of)|nan|inf)\b.{0,20}")
 
 
+# Two parentheses in a row, "(… spread) (within …)": a sentence that added its own to a verdict's.
+BACK_TO_BACK = re.compile(r".{0,60}\) ?\(.{0,40}")
+
+
 def _prose(text: str) -> str:
-    """A rendered page less its code blocks and inline code."""
-    return re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+    """A rendered page's sentences: no code blocks, inline code, tables or link targets."""
+    text = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+    return re.sub(r"\]\([^)\s]*\)", "]", re.sub(r"^\s*\|.*$", "", text, flags=re.M))
 
 
 def pages():
@@ -123,6 +128,7 @@ def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
         for page, text in pages.items():  # MkDocs' strict mode fails on an uncited footnote
             assert not uncited_footnotes(text), f"{name} ({label}): {page}"
             assert not MISSING_VALUE.search(_prose(text)), f"{name} ({label}): {page}: {MISSING_VALUE.search(_prose(text))}"
+            assert not BACK_TO_BACK.search(_prose(text)), f"{name} ({label}): {page}: {BACK_TO_BACK.search(_prose(text))}"
         if label == "gpu backend":  # the stamps name the backend and its device
             assert any("gpu (NVIDIA H200)" in text for text in pages.values()), name
 
