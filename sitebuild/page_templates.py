@@ -153,6 +153,7 @@ def _formats(words: dict) -> dict:
             "times": lambda r: words.get("times", "{}×").format(m.fmt_ratio(r).rstrip("×")),
             "num": number, "percent": lambda x: words.get("percent", "{} %").format(f"{x:.0f}"),
             "listed": lambda xs: listed([number(x) for x in xs], words.get("list_last", " and ")),
+            "cores": lambda n: counted(words["stamp"]["cores"], n),
             "backend_device": backend_and_device}
 
 

@@ -2,7 +2,7 @@
 results changed the ways other machines differ, and each verdict agrees with the numbers it
 reads (issue "Built anywhere").
 
-The changes: every timing x3 and x1/3, backend "gpu", and each snippet's own
+The changes: every timing x3 and x1/3, backend "gpu", one core, and each snippet's own
 (`PERTURBATIONS` in tests/test_<snippet>.py: a pair's order swapped, a trend reversed, thread
 counts 1 and 16 ...). A data-out snippet (snippets/measurement.py `main(measure, report,
 FIGURES)`) is re-reported from the changed data (`report(data)`), so its tables and
@@ -59,6 +59,9 @@ def variants(name: str, results: dict) -> dict[str, dict]:
     gpu = copy.deepcopy(results)
     gpu["environment"].update(backend="gpu", device="NVIDIA H200")
     out["gpu backend"] = gpu
+    one_core = copy.deepcopy(results)  # `taskset -c 0 mkdocs build`: "1 core", never "1 cores"
+    one_core["environment"]["cores"] = 1
+    out["one core"] = one_core
     return out
 
 
@@ -83,6 +86,8 @@ def rederived(verdict: dict, data: dict) -> dict | None:
 MISSING_VALUE = re.compile(r".{0,40}\b(?:None(?! of)|nan|inf)\b.{0,20}")
 
 
+# A count of one with a plural noun: "1 cores", "1 threads", "1 calls".
+ONE_PLURAL = re.compile(r".{0,40}(?<![\d.,])\b1 (?:cores|threads|calls|steps|iterations|sizes|processes|runs)\b")
 # Two parentheses in a row, "(… spread) (within …)": a sentence that added its own to a verdict's.
 BACK_TO_BACK = re.compile(r".{0,60}\) ?\(.{0,40}")
 
@@ -129,6 +134,7 @@ def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
             assert not uncited_footnotes(text), f"{name} ({label}): {page}"
             assert not MISSING_VALUE.search(_prose(text)), f"{name} ({label}): {page}: {MISSING_VALUE.search(_prose(text))}"
             assert not BACK_TO_BACK.search(_prose(text)), f"{name} ({label}): {page}: {BACK_TO_BACK.search(_prose(text))}"
+            assert not ONE_PLURAL.search(_prose(text)), f"{name} ({label}): {page}: {ONE_PLURAL.search(_prose(text))}"
         if label == "gpu backend":  # the stamps name the backend and its device
             assert any("gpu (NVIDIA H200)" in text for text in pages.values()), name
 
