@@ -72,6 +72,11 @@ class BackgroundRuns:
                         "shows why; save a fix and it runs again")
             return None
 
+    def failure(self, label: str) -> str | None:
+        """The first line of the error `label` last failed with, until its key changes."""
+        with self._cond:
+            return self._failed[label][1] if label in self._failed else None
+
     def busy(self, label: str) -> bool:
         with self._cond:
             return label in self._queue or bool(self._running and self._running[0] == label)

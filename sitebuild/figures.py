@@ -61,6 +61,7 @@ def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: s
     """(path under measured/, SVG) of every data-out snippet's figures, in this edition:
     drawn now where the cached SVG is stale (one subprocess for all of them)."""
     pages, jobs, found = page_words(docs_dir), [], []
+    drawing_code = snippet_runs.digest(Path(__file__).read_bytes())
     for name, res in results.items():
         if not res or not isinstance(res.get("figures"), list):
             continue  # pending, or a snippet that draws its own figures
@@ -68,7 +69,7 @@ def drawn(results: dict, folders: dict, docs_dir: Path, common: dict, edition: s
         code = snippet_runs.files_key(snippet_runs.imported_snippets(snippet, snippet.parent), snippet.parent)
         for fig in res["figures"]:
             words = {**page_templates.words_for(common, pages.get(name, {}), fig), "stamp": stamp_line(res, common)}
-            key = snippet_runs.digest(json.dumps([res.get("data"), words, code, edition, Path(__file__).read_text()],
+            key = snippet_runs.digest(json.dumps([res.get("data"), words, code, edition, drawing_code],
                                                  sort_keys=True, default=str).encode())
             out = cache / edition / name / f"{fig}-{key}.svg"
             if not out.is_file():

@@ -145,18 +145,19 @@ class ServedEdition:
             lambda out: self.command(self.ko_config, out / "site"), folder=self.folder, key=key,
             expected="site/index.html", what=self.LABEL, timeout=self.timeout, cwd=self.root,
             env={FROM_ENGLISH: "1"}, rerun=f"mkdocs build -f {self.ko_config.name}"))
-        _placeholders(site_dir / "ko", korean_pages(self.root), self.queue.status(self.LABEL))
+        _placeholders(site_dir / "ko", korean_pages(self.root), self.queue.failure(self.LABEL) or "")
 
 
-def _placeholders(target: Path, pages: set[str], status: str | None) -> None:
-    """A page at each Korean page's address saying where the edition stands: serve's
-    `status` of its build (None: the English edition is being measured); serve's
-    livereload reloads it."""
+def _placeholders(target: Path, pages: set[str], failure: str | None) -> None:
+    """A page at each Korean page's address saying where the edition stands: None while the
+    English edition is measured, "" while the Korean one builds, else why its build failed;
+    serve's livereload reloads it."""
     when = ("영어판의 수치를 모두 잰 뒤에 빌드됩니다 (the Korean edition is built once every "
             "number of the English edition is measured). 준비되면 이 페이지가 다시 열립니다")
-    if status and status.startswith("failed"):
-        when = f"빌드에 실패했습니다 ({escape(status.removeprefix('failed: '))})"
-    elif status:
+    if failure:
+        when = (f"빌드에 실패했습니다 ({escape(failure)} The terminal running mkdocs serve shows "
+                "why; save a fix and it is built again)")
+    elif failure == "":
         when = ("지금 빌드하고 있습니다 (the Korean edition is being built). 준비되면 이 페이지가 "
                 "다시 열립니다")
     for page in pages:

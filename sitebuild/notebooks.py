@@ -59,8 +59,8 @@ def cache_key(template: Path, root: Path) -> dict:
     snippets_dir = root / "snippets"
     files = set(snippet_runs.imported_snippets(template, snippets_dir))
     for included in page_templates.INCLUDE.findall(_includes_uncommented(template)):
-        if (snippets_dir / included.split(":")[0]).is_file():
-            files.update(snippet_runs.imported_snippets(snippets_dir / included.split(":")[0], snippets_dir))
+        if (path := snippets_dir / included.split(":")[0]).is_file():
+            files.update(snippet_runs.imported_snippets(path, snippets_dir))
     files.add(Path(__file__).resolve())
     return {"files": snippet_runs.files_key(sorted(files), root), "quick": False,
             **snippet_runs.environment_key(root / "requirements.txt")}

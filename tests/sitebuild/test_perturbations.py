@@ -94,7 +94,7 @@ BACK_TO_BACK = re.compile(r".{0,60}\) ?\(.{0,40}")
 
 def _prose(text: str) -> str:
     """A rendered page's sentences: no code blocks, inline code, tables or link targets."""
-    text = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+    text = re.sub(r"`[^`\n]*`", "", re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text, flags=re.M | re.S))
     return re.sub(r"\]\([^)\s]*\)", "]", re.sub(r"^\s*\|.*$", "", text, flags=re.M))
 
 
