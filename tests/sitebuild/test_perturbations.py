@@ -88,8 +88,9 @@ MISSING_VALUE = re.compile(r".{0,40}\b(?:None(?! of)|nan|inf)\b.{0,20}")
 
 # A count of one with a plural noun: "1 cores", "1 threads", "1 calls".
 ONE_PLURAL = re.compile(r".{0,40}(?<![\d.,])\b1 (?:cores|threads|calls|steps|iterations|sizes|processes|runs)\b")
-# Two parentheses in a row, "(… spread) (within …)": a sentence that added its own to a verdict's.
-BACK_TO_BACK = re.compile(r".{0,60}\) ?\(.{0,40}")
+# Two parentheses in a row, "(… spread) (within …)": a sentence that added its own to a verdict's
+# (a name's own call, "Numba @njit(parallel=True) (within …)", has no space in it).
+BACK_TO_BACK = re.compile(r".{0,60}\([^()]*\s[^()]*\) ?\(.{0,40}")
 
 
 def _prose(text: str) -> str:
@@ -183,3 +184,12 @@ def test_results_hold_data_not_english_sentences(name, measured):
 
     found = list(walk({k: v for k, v in measured[name].items() if k != "environment"}))
     assert not found, f"{name}'s results.json holds English sentences: " + "; ".join(found)
+
+
+def test_the_prose_checks_find_what_they_name_and_pass_names_and_code():
+    assert BACK_TO_BACK.search("about the same time (medians 1.07× apart) (within the drift)")
+    assert BACK_TO_BACK.search("비슷했다(1.5배 이내, 흩어짐 안)(jax.jit은 스레드 1개)")
+    assert not BACK_TO_BACK.search("3.3× slower than Numba @njit(parallel=True) (within the drift)")
+    assert MISSING_VALUE.search("after 298 (159 to None) calls") and not MISSING_VALUE.search("None of this")
+    assert ONE_PLURAL.search("AMD EPYC, 1 cores") and not ONE_PLURAL.search("on 1 core, 11 cores, 2.1 cores")
+    assert not BACK_TO_BACK.search(_prose("text\n\n    ```text\n    f(a b) (c)\n    ```\n"))
