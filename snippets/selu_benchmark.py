@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import published
 from compilation import count_compilations
 from measurement import (
     Report,
@@ -41,9 +42,7 @@ from selu import (
     selu_jit,
 )
 
-# Figures published elsewhere, quoted with their source (not measured here): the JAX
-# 101 notebook's stored Colab outputs (2022, %timeit best of 5), and the post's quote.
-PUBLISHED = {"jax101": (2.05e-3, 150e-6), "post": (2.5e-3, 0.15e-3)}
+PUBLISHED = published.SELU  # quoted with their sources, beside this build's numbers
 WAYS = ("eager", "jit", "numpy")
 
 
