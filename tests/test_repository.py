@@ -1,4 +1,4 @@
-"""The README's promises: its two commands are the Makefile's, and CI runs `make check`."""
+"""The repository's promises: the README's two commands are the Makefile's, CI runs `make check`, one home each, and the files the pages name exist."""
 
 import re
 
@@ -51,3 +51,15 @@ def test_each_thing_the_build_does_twice_has_one_home():
         found = sorted(name for name, code in _build_and_tools_code().items()
                        if re.search(pattern, code) and (name, pattern) not in allowed)
         assert found == [home], f"{pattern}: {found}"
+
+
+def test_every_build_or_tool_file_that_a_page_or_the_readme_names_exists():
+    """A command a reader copies names the file where it lives now (tools moved out of
+    sitebuild/ once; a report's words kept the old path)."""
+    texts = [ROOT / "README.md", *(ROOT / "tools").glob("*.md"),
+             *(p for docs in ("docs", "docs-ko") for p in (ROOT / docs).rglob("*") if p.suffix in (".md", ".yml"))]
+    missing = sorted({f"{text.relative_to(ROOT)}: {name}" for text in texts
+                      for name in re.findall(r"(?<![\w/.-])((?:sitebuild|tools)/[A-Za-z0-9_/.-]+\.py)",
+                                             text.read_text(encoding="utf-8"))
+                      if not (ROOT / name).is_file()})
+    assert not missing, missing
