@@ -23,9 +23,11 @@ def _t(median, spread=0.02):
 
 # ---------------------------------------------------------------- other machines
 
-def _swap_eager_and_jit(data):
+def _eager_faster(data):
+    """Eager SELU at half jit's lower quartile at every n: faster however wide jit's spread
+    (a swap would turn only what the run measured)."""
     t = data["traffic"]
-    t["eager"], t["jit"] = t["jit"], t["eager"]
+    t["eager"] = [_t(j["q1"] / 2) for j in t["jit"]]
     return data
 
 
@@ -36,24 +38,30 @@ def _scale(timings, factors):
 
 
 def _eager_at_model(data, factor=1.0):
-    """Eager SELU exactly `factor` times the model's ratio slower than jit at every n."""
+    """Eager SELU `factor` times the model's ratio slower than jit at every n: times jit's
+    median, or, for another factor, its q3 (q1 under 1), so the ratio's range lies beyond
+    the model however wide jit's spread."""
     t, m = data["traffic"], data["model"]
     model = m["eager_bytes"] / m["fused_bytes"]
-    t["eager"] = [_t(j["median"] * model * factor) for j in t["jit"]]
+    at = "median" if factor == 1 else "q3" if factor > 1 else "q1"
+    t["eager"] = [_t(j[at] * model * factor) for j in t["jit"]]
     return data
 
 
 def _mixed_model(data):
+    above, below = (_eager_at_model(copy.deepcopy(data), f)["traffic"]["eager"] for f in (3.0, 1 / 3))
     t = _eager_at_model(data)["traffic"]
-    t["eager"][0] = _t(t["eager"][0]["median"] * 3)  # above the model at the smallest n
-    t["eager"][-1] = _t(t["eager"][-1]["median"] / 3)  # below it at the largest
+    t["eager"][0] = above[0]  # above the model at the smallest n
+    t["eager"][-1] = below[-1]  # below it at the largest
     return data
 
 
 def _scale_jit_as(factor):
+    """The jitted 1.05 * x `factor` times jit's median (its q1 for a factor under 1: then
+    faster however wide jit's spread)."""
     def change(data):
         t = data["traffic"]
-        t["scale_jit"] = [_t(j["median"] * factor) for j in t["jit"]]
+        t["scale_jit"] = [_t(j["q1" if factor < 1 else "median"] * factor) for j in t["jit"]]
         return data
     return change
 
@@ -68,9 +76,10 @@ def _no_fixed_costs(data):
 
 
 def _warm_slower(data):
-    pc = data["persistent_cache"]
-    timings = pc["timings"]
-    timings["cold"], timings["warm"] = timings["warm"], timings["cold"]
+    """The warm process ten times the cold one's upper quartile: slower however the two
+    measured (a swap would turn only what the run measured)."""
+    timings = data["persistent_cache"]["timings"]
+    timings["warm"] = {key: _t(10 * t["q3"]) for key, t in timings["cold"].items()}
     return data
 
 
@@ -119,7 +128,7 @@ def _cuda_export_runs(data):
 
 
 PERTURBATIONS = {
-    "eager faster than jit at every n": _swap_eager_and_jit,
+    "eager faster than jit at every n": _eager_faster,
     "the model inside the range at every n": _eager_at_model,
     "the model below the range at every n": lambda d: _eager_at_model(d, 3.0),
     "the model above the range at one n, below at another": _mixed_model,
@@ -186,7 +195,7 @@ def test_the_perturbations_change_what_they_say(built_site):
     base = results()["data"]
     verdicts = {label: report(change(copy.deepcopy(base))).verdicts
                 for label, change in PERTURBATIONS.items()}
-    assert verdicts["eager faster than jit at every n"]["most_saving"]["winner"] in ("eager", None)
+    assert verdicts["eager faster than jit at every n"]["most_saving"]["winner"] == "eager"
     assert verdicts["the model inside the range at every n"]["model"]["kind"] == "all"
     assert verdicts["the model below the range at every n"]["model"]["kind"] == "below"
     assert verdicts["the model above the range at one n, below at another"]["model"]["kind"] == "mixed"

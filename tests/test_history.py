@@ -95,7 +95,7 @@ def test_the_probes_digest_ignores_comments_and_sees_code():
 
 # ---------------------------------------------------------------- the script
 
-def test_quick_measures_the_installed_release_in_seconds(tmp_path):
+def test_quick_measures_the_installed_release_at_small_sizes(tmp_path):
     out = tmp_path / "quick.csv"
     measure.main(["--quick", "--out", str(out)])
     [row] = read(out)
@@ -104,7 +104,8 @@ def test_quick_measures_the_installed_release_in_seconds(tmp_path):
     assert row["numpy"] == version("numpy") and row["probe"] == measure.probe_digest()
     assert int(row["cores"]) >= 1 and row["cpu"] and row["commit"]
     assert float(row["selu_jit_small_median"]) > 0 and float(row["first_compile_median"]) > 0
-    assert float(row["wall_s"]) < 60
+    assert (row["n_small"], row["n_large"]) == ("1000", "10000")  # quick sizes (no wall time asserted)
+    assert float(row["wall_s"]) > 0
 
 
 def test_releases_interleave_and_failures_are_rows(tmp_path, monkeypatch):
@@ -255,11 +256,13 @@ def test_each_figure_draws_with_the_pages_words(edition):
 
 
 def test_verdicts_follow_the_data(tmp_path):
-    """The newest release made 3x slower in every JAX series: the chapter's verdicts turn."""
+    """The newest release made 3x slower than the oldest in every JAX series: the chapter's
+    verdicts turn."""
     data = jax_history.measure(quick=True)
-    last = data["stats"][-1]
-    for name, t in last["relative"].items():
-        last["relative"][name] = {k: v * 3 for k, v in t.items()}
+    first, last = data["stats"][0]["relative"], data["stats"][-1]["relative"]
+    for name, t in last.items():  # from the oldest's range, above it however the dataset moves
+        base = first.get(name, t)
+        last[name] = {k: v * 3 * base["q3"] / base["q1"] for k, v in base.items()}
     v = jax_history.report(data).verdicts
     assert v["selu_jit_large"]["winner"] == data["releases"][0]
     assert v["selu_jit_large"]["kind"] == "faster"
