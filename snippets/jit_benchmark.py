@@ -270,8 +270,7 @@ def measure_break_even(quick, pool) -> dict:
                            repeats=repeats, warmup=warmup,
                            min_sample_s=0.002 if quick else 0.005)
         out["repeats"].append(repeats)
-        cpu = jax.default_backend() == "cpu"  # XLA:CPU writes its plan; others do not
-        out["xla_threads"].append(xla_threads(x) if cpu else None)
+        out["xla_threads"].append(xla_threads(x))  # None: XLA wrote no thread plan
         # Last, because each first call starts by clearing every cache (eager's too).
         stages = [first_call_stages(x) for _ in range(first_repeats)]
         out["first"].append(Timing([sum(s.values()) for s in stages], 1).as_dict())

@@ -59,8 +59,10 @@ def three_ways(inputs):
 
 def xla_threads(x):
     """Threads XLA splits jitted SELU's fused loop into for x, read from the optimized
-    HLO (outer_dimension_partitions of the CPU backend); 1 where it does not split (and
-    on backends that write no such plan)."""
+    HLO (outer_dimension_partitions of the CPU backend): 1 where it does not split;
+    None on another backend, which writes no such plan (a GPU runs kernels)."""
+    if jax.default_backend() != "cpu":
+        return None
     hlo = selu_jit.lower(x).compile().as_text()
     parts = [
         int(np.prod([int(p) for p in re.findall(r"\d+", found)]))
@@ -187,9 +189,11 @@ def report(data: dict) -> Report:
             for where, i in (("normal", row), ("smallest", 0), ("largest", -1))
         },
     }
+    plan = data["threads"]["xla"] is not None  # XLA:CPU writes a thread plan; no other
     tables = {
         "headline": Table(
-            ["input", "eager", "jit", "numpy", "eager_vs_jit", "numpy_vs_jit"],
+            ["input", "eager", "jit" if plan else "jit_on_device", "numpy",
+             "eager_vs_jit", "numpy_vs_jit"],
             [
                 [word(key)]
                 + [timing(t[way]) for way in WAYS]
@@ -200,8 +204,9 @@ def report(data: dict) -> Report:
         ),
         "threads": Table(
             ["what", "eager", "jit", "numpy"],
-            [
-                [word("loop_threads"), word("xla_per_op"), data["threads"]["xla"], 1],
+            ([[word("loop_threads"), word("xla_per_op"), data["threads"]["xla"], 1]]
+             if plan else [])
+            + [
                 [word("cores_busy")]
                 + [round(data["threads"]["cores_busy"][w], 2) for w in WAYS],
             ],
@@ -258,7 +263,7 @@ def report(data: dict) -> Report:
                 "n",
                 "eager",
                 "jit",
-                "xla_threads",
+                *(["xla_threads"] if plan else []),
                 "numpy",
                 "eager_vs_jit",
                 "numpy_vs_jit",
@@ -268,7 +273,7 @@ def report(data: dict) -> Report:
                     size,
                     timing(e),
                     timing(j),
-                    threads,
+                    *([threads] if plan else []),
                     timing(p),
                     ratio_of(e, j),
                     ratio_of(p, j),

@@ -97,4 +97,16 @@ def _numpy_faster_everywhere(data):
 # The ways other machines differ (tests/sitebuild/test_perturbations.py re-renders every page).
 PERTURBATIONS = {"NumPy faster than jit at every n": _numpy_faster_everywhere,
                  "eager faster than jit": _swap("eager", "jit"),
-                 "XLA threads 1": _threads(1), "XLA threads 16": _threads(16)}
+                 "XLA threads 1": _threads(1), "XLA threads 16": _threads(16),
+                 "no XLA:CPU thread plan (another backend)": _threads(None)}
+
+
+def test_without_a_thread_plan_no_table_shows_xla_threads():
+    """A GPU writes no XLA:CPU plan (xla_threads gives None): the tables leave the threads out."""
+    tables = report(_threads(None)(sample_data())).tables
+    assert tables["headline"].columns[2] == "jit_on_device"
+    assert [row[0] for row in tables["threads"].rows] == [{"word": "cores_busy"}]
+    assert "xla_threads" not in tables["scaling"].columns
+    assert all(len(row) == len(tables["scaling"].columns) for row in tables["scaling"].rows)
+    planned = report(sample_data()).tables
+    assert planned["headline"].columns[2] == "jit" and "xla_threads" in planned["scaling"].columns
