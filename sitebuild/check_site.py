@@ -1,17 +1,15 @@
-"""Checks of a built site that read nothing but its files.
+"""Checks of a built site that read nothing but its files: what a machine, a theme or the
+build's code can break, so every `mkdocs build` runs them (hook.py; a problem fails the
+build), and `python sitebuild/check_site.py SITE_DIR` runs them by hand. What only an
+author's edit can break (headings, a figure's table, alt text) is a test: tests/page_checks.py.
 
 Independent of MkDocs: any static site generator's output can be checked, so the same
-checks survive a change of generator. `hook.py` runs them all (`all_problems`) after
-every `mkdocs build` (a problem fails the build); `python sitebuild/check_site.py
-SITE_DIR` runs them by hand.
+checks survive a change of generator.
 
 - broken_links: every local href/src resolves to a file, and every #anchor to an id
   in the target page; local links are relative (an absolute path breaks as soon as the
   site is served from another address), except on 404.html, which needs them.
 - third_party_resources: no page loads a script, style, image or font from another host.
-- heading_problems: one h1 per page, and no skipped level (h2 -> h4).
-- figure_problems: every figure has a table in its section (its data, readable as text).
-- image_problems: every image has alt text that says what it shows.
 """
 
 from __future__ import annotations
@@ -32,10 +30,6 @@ _FETCHED = {("img", "src"), ("script", "src"), ("iframe", "src"), ("source", "sr
 _FETCHED_LINK_RELS = {"stylesheet", "icon", "preload", "modulepreload", "manifest",
                       "apple-touch-icon", "prefetch"}
 _NOT_CHECKED_SCHEMES = ("mailto:", "tel:", "javascript:", "data:", "blob:")
-# Alt texts that say nothing (nbconvert writes the last one for every notebook image).
-_EMPTY_ALTS = {"image", "figure", "plot", "chart", "graph", "picture", "png", "svg",
-               "no description has been provided for this image"}
-MIN_ALT_WORDS = 4
 
 
 @dataclass
@@ -47,22 +41,13 @@ class Page:
     urls: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, attribute, value)
     fetched: list[str] = field(default_factory=list)  # URLs the browser loads with the page
     imports: list[str] = field(default_factory=list)  # @import url(...) in <style>
-    # Inside the page's <article> (the content), in document order:
-    headings: list[tuple[int, str]] = field(default_factory=list)  # (level, text)
-    images: list[tuple[str, str]] = field(default_factory=list)  # (src, alt)
-    sections: list[dict] = field(default_factory=list)  # per heading: figures, tables
-    code: list[str] = field(default_factory=list)  # the text of each <pre> in the article
 
 
 class _Parser(HTMLParser):
     def __init__(self, page: Page):
         super().__init__(convert_charrefs=True)
         self.page = page
-        self.in_article = 0
-        self.heading: list | None = None  # [level, text parts] while inside a heading
         self.in_style = False
-        self.in_pre = 0
-        page.sections.append({"heading": "(top of page)", "figures": [], "tables": 0})
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -78,45 +63,12 @@ class _Parser(HTMLParser):
             rels = set((attrs.get("rel") or "").lower().split())
             if (tag, name) in _FETCHED or (tag == "link" and name == "href" and rels & _FETCHED_LINK_RELS):
                 page.fetched.append(value)
-        if tag == "style":
-            self.in_style = True
-        if tag == "article":
-            self.in_article += 1
-        if not self.in_article:
-            return
-        if tag == "pre":
-            self.in_pre += 1
-            if self.in_pre == 1:
-                page.code.append("")
-        if re.fullmatch(r"h[1-6]", tag):
-            self.heading = [int(tag[1]), []]
-        elif tag == "img":
-            page.images.append((attrs.get("src") or "", (attrs.get("alt") or "").strip()))
-            if page.sections[-1]["figures"] and page.sections[-1]["figures"][-1]["alt"] is None:
-                page.sections[-1]["figures"][-1]["alt"] = (attrs.get("alt") or "").strip()
-        elif tag == "figure":
-            page.sections[-1]["figures"].append({"alt": None})
-        elif tag == "table":
-            page.sections[-1]["tables"] += 1
+        self.in_style = self.in_style or tag == "style"
 
     def handle_endtag(self, tag):
-        if tag == "style":
-            self.in_style = False
-        elif tag == "article" and self.in_article:
-            self.in_article -= 1
-        elif tag == "pre" and self.in_pre:
-            self.in_pre -= 1
-        elif self.heading and tag == f"h{self.heading[0]}":
-            text = " ".join("".join(self.heading[1]).replace("¶", "").split())
-            self.page.headings.append((self.heading[0], text))
-            self.page.sections.append({"heading": text, "figures": [], "tables": 0})
-            self.heading = None
+        self.in_style = self.in_style and tag != "style"
 
     def handle_data(self, data):
-        if self.heading is not None:
-            self.heading[1].append(data)
-        if self.in_pre and self.in_article:
-            self.page.code[-1] += data
         if self.in_style:
             self.page.imports += re.findall(r"@import\s+url\(\s*['\"]?([^'\")]+)", data)
 
@@ -215,70 +167,10 @@ def broken_links(site: Path, pages: dict[str, Page], site_url: str | None = None
     return problems
 
 
-def heading_problems(pages: dict[str, Page]) -> list[str]:
-    problems = []
-    for file, page in pages.items():
-        if not page.headings:
-            continue
-        levels = [level for level, _ in page.headings]
-        if levels[0] != 1 or levels.count(1) != 1:
-            problems.append(f"{file}: needs exactly one h1, first; has {[f'h{lv}' for lv in levels[:4]]}...")
-        for (before, _), (level, text) in zip(page.headings, page.headings[1:]):
-            if level > before + 1:
-                problems.append(f"{file}: h{before} is followed by h{level} \"{text}\": a skipped level")
-    return problems
-
-
-def figure_problems(pages: dict[str, Page]) -> list[str]:
-    problems = []
-    for file, page in pages.items():
-        for section in page.sections:
-            if section["figures"] and not section["tables"]:
-                problems.append(f"{file}: section \"{section['heading']}\" has a figure but no table with its data "
-                                "(put {{ table(...) }} beside {{ figure(...) }})")
-    return problems
-
-
-def alt_problem(alt: str) -> str:
-    """Why an alt text does not say what an image shows ("" when it does)."""
-    words = alt.split()
-    if not words:
-        return "no alt text"
-    if alt.lower().strip(" .") in _EMPTY_ALTS or re.fullmatch(r"[\w.-]+\.(svg|png|jpe?g|gif|webp)", alt):
-        return f"alt text says nothing: {alt!r}"
-    if len(words) < MIN_ALT_WORDS:
-        return f"alt text too short to say what the image shows: {alt!r}"
-    return ""
-
-
-def image_problems(pages: dict[str, Page]) -> list[str]:
-    problems = []
-    for file, page in pages.items():
-        for src, alt in page.images:
-            problem = alt_problem(alt)
-            if problem:
-                problems.append(f"{file}: <img src=\"{src[:60]}\">: {problem}")
-    return problems
-
-
-# Reader code is reader code: what a page shows a reader copies, so it never holds the
-# build's checks of the page against the run.
-BUILD_GUARDS = ("DocumentationMismatch",)
-
-
-def build_guard_problems(pages: dict[str, Page]) -> list[str]:
-    return [f"{file}: a code block shows the build's check {guard}: move it out of the "
-            "sections the page includes (snippets/measurement.py `fact`, in the build snippet)"
-            for file, page in pages.items() for code in page.code for guard in BUILD_GUARDS
-            if guard in code]
-
-
 def all_problems(site: Path) -> list[str]:
     site_url, _ = site_url_and_pages(site)
     pages = parse_site(site)
-    return (broken_links(site, pages, site_url) + third_party_resources(pages, site_url)
-            + heading_problems(pages) + figure_problems(pages) + image_problems(pages)
-            + build_guard_problems(pages))
+    return broken_links(site, pages, site_url) + third_party_resources(pages, site_url)
 
 
 if __name__ == "__main__":

@@ -175,7 +175,8 @@ def page_weights(site: Path) -> tuple[list[dict], int]:
         file = f"{url}index.html"
         page = check_site.parse_page(site, file)
         page_html = (site / file).read_bytes()
-        figures = {t for t, _, _ in (check_site.local_target(page, src, None) for src, _ in page.images) if t}
+        images = [value for tag, name, value in page.urls if (tag, name) == ("img", "src")]
+        figures = {t for t, _, _ in (check_site.local_target(page, src, None) for src in images) if t}
         for value in page.fetched:  # stylesheets, scripts, icons: the same on every page
             target, _, _ = check_site.local_target(page, value, None)
             if value and target not in figures and target != file and (site / target).is_file():

@@ -11,7 +11,7 @@ import json
 import re
 from collections import Counter
 
-import check_site
+import page_checks
 import pytest
 
 
@@ -37,8 +37,8 @@ def test_no_request_leaves_the_local_server(visits):
 
 def test_every_image_loads_and_says_what_it_shows(visits):
     def problems(visit):
-        return [f"{img['src'][-60:]}: " + (check_site.alt_problem(img["alt"]) or "did not load (naturalWidth 0)")
-                for img in visit.images if img["width"] == 0 or check_site.alt_problem(img["alt"])]
+        return [f"{img['src'][-60:]}: " + (page_checks.alt_problem(img["alt"]) or "did not load (naturalWidth 0)")
+                for img in visit.images if img["width"] == 0 or page_checks.alt_problem(img["alt"])]
     assert not (bad := each_page(visits, problems)), report(bad)
     assert any(v.images for v in visits.values()), "no page shows a figure: is the site complete?"
 

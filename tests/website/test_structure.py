@@ -1,15 +1,58 @@
-"""The built site's sitemap, read without a browser.
+"""The built site's sitemap and what an author's edit can break on its pages, read without
+a browser.
 
-Links, anchors, third-party requests, headings, figures and alt text are checked by the
-build itself: sitebuild/hook.py runs every check of sitebuild/check_site.py after each
-`mkdocs build`, so the quick build (built_site) has passed them all. Their ability to
-fail is tested in tests/sitebuild/test_check_site.py.
+Links, anchors and third-party requests are checked by the build itself (sitebuild/
+check_site.py, after each `mkdocs build`; its ability to fail: tests/sitebuild/
+test_check_site.py). Headings, a figure's table, alt text and reader code are an author's
+(tests/page_checks.py): every page of the quick build, both editions, is held to them here,
+and the hand-made pages below show each check can fail.
 """
 
 import check_site
+import page_checks
+
+PAGE = """<html><body><nav><h4>Site</h4></nav><article><h1>Chapter</h1><h2>Results</h2>
+<figure><img src="fig.svg" alt="Bar chart: jit takes 0.3 ms, eager 1.2 ms"></figure>
+<table><tr><td>1</td></tr></table><h3>More</h3><pre><code>y = selu(x)</code></pre>
+<p>DocumentationMismatch, in prose</p></article></body></html>"""
 
 
 def test_every_page_of_the_sitemap_was_built(built_site):
     site_url, urls = check_site.site_url_and_pages(built_site)
     assert site_url and site_url.endswith("/")
     assert [u for u in urls if not (built_site / u / "index.html").is_file()] == []
+
+
+def test_no_page_has_a_problem_an_author_must_fix(built_site):
+    assert page_checks.site_problems(built_site) == []
+    assert any(page_checks.article(p.read_text(encoding="utf-8")).images for p in built_site.rglob("*.html"))
+
+
+def test_a_good_page_has_no_problems():
+    assert page_checks.problems(PAGE) == []
+
+
+def test_skipped_heading_levels_and_a_missing_h1_are_found():
+    assert page_checks.problems(PAGE.replace("<h3>More</h3>", "<h4>More</h4>")) == [
+        'h2 is followed by h4 "More": a skipped level']
+    assert "needs exactly one h1" in page_checks.problems(PAGE.replace("<h1>Chapter</h1>", ""))[0]
+
+
+def test_a_figure_without_a_table_in_its_section_is_found():
+    assert page_checks.problems(PAGE.replace("<table><tr><td>1</td></tr></table>", "")) == [
+        'section "Results" has a figure but no table with its data '
+        "(put {{ table(...) }} beside {{ figure(...) }})"]
+
+
+def test_alt_texts_that_say_nothing_are_found():
+    assert page_checks.alt_problem("Bar chart: jit takes 0.3 ms, eager 1.2 ms") == ""
+    for alt in ["", "figure", "scaling.svg", "No description has been provided for this image", "a plot"]:
+        assert page_checks.alt_problem(alt), alt
+    assert "alt text says nothing" in page_checks.problems(PAGE.replace('alt="Bar chart', 'alt="figure" x="'))[0]
+
+
+def test_a_build_guard_in_a_pages_code_is_found():
+    guarded = PAGE.replace("y = selu(x)", 'if copies != 1:\n    raise <span>Documentation</span>Mismatch("...")')
+    assert page_checks.problems(guarded) == [
+        "a code block shows the build's check DocumentationMismatch: move it out of the sections "
+        "the page includes (snippets/measurement.py `fact`, in the build snippet)"]
