@@ -197,7 +197,7 @@ _GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?$")
 
 def colab_url(repo_url: str | None, edit_uri: str | None, name: str) -> str | None:
     """Colab's address for notebooks/<name>.ipynb, committed unexecuted beside its template
-    (sitebuild/notebooks.py --for-colab): Colab opens notebooks from GitHub only."""
+    (tools/notebooks_for_colab.py): Colab opens notebooks from GitHub only."""
     repository = _repository(repo_url, edit_uri)
     github = _GITHUB.match(repository[0]) if repository else None
     if not github:

@@ -238,33 +238,10 @@ def execute(source: Path, out_dir: Path, timeout: float) -> int:
     return 0
 
 
-def for_colab(template: Path) -> Path:
-    """Where the unexecuted edition of `template` is committed, beside it: Colab opens
-    notebooks only from a repository, never from the site."""
-    return template.with_suffix(".ipynb")
-
-
-def write_for_colab(root: Path) -> list[Path]:
-    """Write every template's unexecuted edition beside it (the command the tests name)."""
-    from mkdocs.config import load_config
-
-    snippets_config = load_config(str(root / "mkdocs.yml")).mdx_configs.get("pymdownx.snippets", {})
-    written = []
-    for template in sorted((root / "notebooks").glob("*.py")):
-        for_colab(template).write_text(expand(template, snippets_config), encoding="utf-8")
-        written.append(for_colab(template))
-    return written
-
-
 if __name__ == "__main__":
     import argparse
 
-    if sys.argv[1:] == ["--for-colab"]:  # python sitebuild/notebooks.py --for-colab
-        for path in write_for_colab(Path(__file__).resolve().parent.parent):
-            print(f"wrote {path}")
-        sys.exit(0)
-    parser = argparse.ArgumentParser(description="Execute one expanded notebook "
-                                     "(or, with --for-colab alone, write notebooks/*.ipynb).")
+    parser = argparse.ArgumentParser(description="Execute one expanded notebook (the build runs this).")
     parser.add_argument("source", type=Path)
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--timeout", type=float, default=600)

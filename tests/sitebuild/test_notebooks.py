@@ -67,13 +67,3 @@ def test_the_shared_stylesheet_keeps_only_rules_the_page_can_use():
     for n in (2, 6, 9, 10):
         assert f"a:{n}}}" not in kept, n
     assert "--jp-x:1px" in kept and "@media print" not in kept
-
-
-@pytest.mark.parametrize("template", sorted((ROOT / "notebooks").glob("*.py")), ids=lambda p: p.stem)
-def test_the_notebook_colab_opens_is_the_templates_edition(template, snippets_config):
-    # Colab opens notebooks only from the repository: each template's unexecuted edition is
-    # committed beside it, and must be what the build would make of it today.
-    committed = notebooks.for_colab(template)
-    assert committed.is_file() and committed.read_text(encoding="utf-8") == notebooks.expand(template, snippets_config), (
-        f"{committed.relative_to(ROOT)} is not the edition of {template.relative_to(ROOT)}: "
-        "run `python sitebuild/notebooks.py --for-colab` and commit the notebooks it writes")
