@@ -9,10 +9,10 @@ file those import, recursively (snippet_runs.imported_snippets). The site serves
   holding the pinned lines of the project's requirements.txt that they need (what they
   import, and what that pins in turn), so that the folder alone runs them.
 
-Each chapter page shows a "Download the code" box, listing those links, where the page has
-the marker `<!-- downloads -->`; without it, right under the heading "Run it on your
-machine"; without that, at the end of the page. tests/website/test_downloads.py downloads
-the zips from the built site into empty folders and runs them.
+Each chapter page shows a "Download the code" box, listing those links, right under the
+heading "Run it on your machine"; without one, before the footnotes or at the end.
+tests/website/test_downloads.py downloads the zips from the built site into empty folders
+and runs them.
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ import page_templates  # noqa: E402  (this folder is not a package: MkDocs loads
 import snippet_runs  # noqa: E402
 
 FOLDER = "downloads"  # URL folder of the downloads
-MARKER = "<!-- downloads -->"
-# A line that pymdownx.snippets replaces: the marker alone on its line, as pages write it.
-
 _RUN_IT = re.compile(r'<h2 id="run-it-on-your-machine"[^>]*>.*?</h2>\s*', re.S)
 _FOOTNOTES = re.compile(r'<div class="footnote">')
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed: the same files make the same zip, build after build
@@ -163,8 +160,6 @@ def on_page_content(html, page, config, files):
         return html
     box = _box(chapter, page.url, source_url(config.repo_url, config.edit_uri, "snippets/"),
                page_templates.load_words(Path(config.docs_dir))["download"])
-    if MARKER in html:
-        return html.replace(MARKER, box, 1)
     heading = _RUN_IT.search(html)
     if heading:
         return html[:heading.end()] + box + html[heading.end():]

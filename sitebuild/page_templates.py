@@ -74,35 +74,22 @@ class Pending:
             raise AttributeError(name)
         return self
 
-    def __getitem__(self, key):
+    def _self(self, *args, **kwargs):
         return self
 
-    def __call__(self, *args, **kwargs):
-        return self
+    def _no(self, *other):  # false; a comparison with an unmeasured value takes no branch's side
+        return False
 
-    def __str__(self):
-        return PENDING
-
-    __html__ = __str__
-
-    def __format__(self, spec):
+    def __str__(self, *spec):
         return PENDING
 
     def __iter__(self):
         return iter(())
 
-    def __bool__(self):
-        return False
-
-    def _self(self, *args):
-        return self
-
-    def _no(self, other):  # a comparison with an unmeasured value takes no branch's side
-        return False
-
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = _no
+    __html__ = __format__ = __str__
+    __bool__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__ = _no
     __hash__ = object.__hash__
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _self
+    __getitem__ = __call__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _self
     __truediv__ = __rtruediv__ = __floordiv__ = __mod__ = __pow__ = __neg__ = _self
 
 
@@ -224,20 +211,14 @@ def _outside_fences(lines: list[str]):
             yield index, line
 
 
-def _insert_before_first_section(text: str, block: str) -> str:
-    lines = text.split("\n")
+def _insert(text: str, block: str, heading: str) -> str:
+    """`block` before the first "## " heading (outside code), or after the "# " title;
+    at the end, or at the start, when the page has none."""
+    lines, after = text.split("\n"), heading == "# "
     for index, line in _outside_fences(lines):
-        if line.startswith("## "):
-            return "\n".join(lines[:index] + [block, ""] + lines[index:])
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
-def _insert_after_title(text: str, block: str) -> str:
-    lines = text.split("\n")
-    for index, line in _outside_fences(lines):
-        if line.startswith("# "):
-            return "\n".join(lines[:index + 1] + ["", block, ""] + lines[index + 1:])
-    return block + "\n\n" + text
+        if line.startswith(heading):
+            return "\n".join(lines[:index + after] + [""] * after + [block, ""] + lines[index + after:])
+    return block + "\n\n" + text if after else text.rstrip("\n") + "\n\n" + block + "\n"
 
 
 def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, dict | None],
@@ -328,13 +309,13 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
 
     text = _without_unused_footnotes(text)
     if "stamp(" not in markdown_text and any(results[n] is not None for n in used):
-        text = _insert_before_first_section(text, f'<small class="stamp">{page_stamp(used)}</small>')
+        text = _insert(text, f'<small class="stamp">{page_stamp(used)}</small>', "## ")
     looped = "build_snippets" in markdown_text  # a loop over every snippet's results
     waiting = [n for n in results if (counts[n] or looped) and results[n] is None]
     if waiting:
         lines = [f"<code>snippets/{n}.py</code> {html.escape(status.get(n) or 'is waiting to be measured')}."
                  for n in waiting]
-        text = _insert_after_title(text, pending_note(lines))
+        text = _insert(text, pending_note(lines), "# ")
     return text
 
 
