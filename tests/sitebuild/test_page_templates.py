@@ -159,8 +159,8 @@ def test_a_table_of_timings_says_its_brackets_are_one_runs_and_links_how_far_the
     assert "how far" not in render('{{ table("a", "t") }}', page="p.md", page_url="p/", results=plain, words=WORDS)
 
 
-@pytest.mark.parametrize("edition, notice", [("docs", "not what this chapter explains"),
-                                             ("docs-ko", "이 장의 설명과 다르다")])
+@pytest.mark.parametrize("edition, notice", [("docs", "not what the chapter explains"),
+                                             ("docs-ko", "장에서 설명한 것과 다르다")])
 def test_a_verdict_against_the_chapters_explanation_says_so_in_each_edition(edition, notice):
     words = load_words(ROOT / edition)
     verdict = {"kind": "faster", "names": ["eager", "jit"], "winner": "eager", "loser": "jit",
