@@ -138,7 +138,7 @@ def _formats(words: dict) -> dict:
             "microseconds": lambda x: f"{x * 1e6:.3g} µs",
             "timing": timing, "ratio": ratio_range,
             "times": lambda r: words.get("times", "{}×").format(m.fmt_ratio(r).rstrip("×")),
-            "num": number, "percent": lambda x: words.get("percent", "{} %").format(f"{x:.0f}"),
+            "num": number, "percent": lambda x, digits=0: words.get("percent", "{} %").format(f"{x:.{digits}f}"),
             "listed": lambda xs: listed([number(x) for x in xs], words.get("list_last", " and ")),
             "cores": lambda n: counted(words["stamp"]["cores"], n),
             "backend_device": backend_and_device}

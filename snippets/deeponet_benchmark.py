@@ -12,7 +12,6 @@ tables, verdicts and figures (each edition words them).
 # --8<-- [start:imports]
 import collections
 import itertools
-import os
 import re
 import time
 import warnings
@@ -24,7 +23,7 @@ import jax
 
 from compilation import count_compilations  # the site's compilation counter
 from deeponet import PIDeepONet  # the chapter's model
-from measurement import time_calls  # the site's timer: samples taken in turns
+from measurement import machine, time_calls  # usable cores; the site's timer
 from selu import compile_stages  # the SELU chapter's stage timer
 # --8<-- [end:imports]
 import numpy as np
@@ -117,7 +116,7 @@ def time_steps(calls, repeats=5, min_sample_s=0.02, also=(), min_repeats=4):
     start = time.perf_counter()
     # Warm-up: one call of each compiles the step and, run op by op, each primitive
     # for these shapes. Mostly compiling: one call per core, the largest sizes first.
-    with ThreadPoolExecutor(os.cpu_count()) as pool:
+    with ThreadPoolExecutor(machine()["cores"]) as pool:  # the cores it may use
         warm = [pool.submit(call) for call in [*also, *reversed(calls.values())]]
         done = [future.result() for future in warm]
     warm_up_s = time.perf_counter() - start
@@ -389,7 +388,7 @@ def measure(quick: bool) -> dict:
                                 10 if quick else 20))
     seconds["training"] = time.perf_counter() - before_training
     seconds["total"] = time.perf_counter() - start
-    data.update(seconds=seconds, workers=os.cpu_count())
+    data.update(seconds=seconds, workers=machine()["cores"])
     return data
 
 

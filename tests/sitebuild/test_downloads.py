@@ -2,8 +2,12 @@
 
 import io
 import zipfile
+from pathlib import Path
+
+import pytest
 
 import downloads
+import page_templates
 from project import ROOT
 
 SNIPPETS = ROOT / "snippets"
@@ -51,3 +55,12 @@ def test_source_links_point_at_the_branch_the_site_is_built_from():
     assert downloads.source_url("https://gitlab.com/a/b", "edit/main/docs/", "notebooks/x.py", "edit") == (
         "https://gitlab.com/a/b/edit/main/notebooks/x.py")
     assert downloads.source_url(None, "edit/main/docs/", "snippets/") is None
+
+
+@pytest.mark.parametrize("edition, one, several", [("docs", "its file and", "all 2 files and"),
+                                                   ("docs-ko", "파일 하나와", "파일 2개 전부와")])
+def test_the_box_counts_one_file_and_several_in_each_editions_words(edition, one, several):
+    words = page_templates.load_words(ROOT / edition)["download"]
+    box = downloads._box(downloads.Chapter("x", [Path("a.py")]), "x/", None, words)
+    assert one in box and "1 files" not in box and "1개 전부" not in box
+    assert several in downloads._box(downloads.Chapter("x", [Path("a.py"), Path("b.py")]), "x/", None, words)

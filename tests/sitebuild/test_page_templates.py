@@ -171,3 +171,22 @@ def test_a_verdict_against_the_chapters_explanation_says_so_in_each_edition(edit
     verdict.update(winner="jit", loser="eager", expected=True)
     assert notice not in render("{{ compared(a.verdicts.v) }}", page="p.md", page_url="p/", results=results,
                                 words=words)
+
+
+@pytest.mark.parametrize("edition, crossing, apart", [
+    ("docs", "inside this run's spread", "under the 1.1× this site counts as a difference"),
+    ("docs-ko", "이번 실행의 흩어짐 안", "이 사이트가 차이로 치는 1.1배 미만")])
+def test_about_the_same_says_why_ranges_that_cross_or_a_ratio_under_the_threshold(edition, crossing, apart):
+    # measurement.compare calls two timings "same" when their ranges cross parity, or when
+    # they differ by under SAME although their ranges are apart: "inside the spread" is only
+    # true of the first.
+    words = load_words(ROOT / edition)
+    verdict = {"kind": "same", "names": ["eager", "jit"], "winner": None, "loser": None,
+               "ratio": 1.06, "low": 0.97, "high": 1.2}
+    results = {"a": {**RESULTS["a"], "verdicts": {"v": verdict}}}
+
+    def said():
+        return render("{{ compared(a.verdicts.v) }}", page="p.md", page_url="p/", results=results, words=words)
+    assert crossing in said() and apart not in said()
+    verdict.update(low=1.04, high=1.1)
+    assert apart in said() and crossing not in said()
