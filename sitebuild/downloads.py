@@ -140,8 +140,7 @@ def _box(chapter: Chapter, page_url: str, source_url: str | None, words: dict) -
     def link(name: str) -> str:
         return escape(page_templates.relative(f"{FOLDER}/{name}", page_url))
 
-    n = len(chapter.files)  # words.yml `all`: [one file, several]
-    everything = words["all"][0 if n == 1 else 1].format(n=n, stem=chapter.stem)
+    everything = page_templates.counted(words["all"], len(chapter.files), stem=chapter.stem)
     items = [f'<li><a href="{link(chapter.zip_name)}" download><code>{chapter.zip_name}</code></a>: '
              f'{everything}</li>']
     for path in chapter.files:

@@ -211,14 +211,20 @@ def _outside_fences(lines: list[str]):
             yield index, line
 
 
-def _insert(text: str, block: str, heading: str) -> str:
-    """`block` before the first "## " heading (outside code), or after the "# " title;
-    at the end, or at the start, when the page has none."""
-    lines, after = text.split("\n"), heading == "# "
+def _insert_before_first_section(text: str, block: str) -> str:
+    lines = text.split("\n")
     for index, line in _outside_fences(lines):
-        if line.startswith(heading):
-            return "\n".join(lines[:index + after] + [""] * after + [block, ""] + lines[index + after:])
-    return block + "\n\n" + text if after else text.rstrip("\n") + "\n\n" + block + "\n"
+        if line.startswith("## "):
+            return "\n".join(lines[:index] + [block, ""] + lines[index:])
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def _insert_after_title(text: str, block: str) -> str:
+    lines = text.split("\n")
+    for index, line in _outside_fences(lines):
+        if line.startswith("# "):
+            return "\n".join(lines[:index + 1] + ["", block, ""] + lines[index + 1:])
+    return block + "\n\n" + text
 
 
 def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, dict | None],
@@ -309,13 +315,13 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
 
     text = _without_unused_footnotes(text)
     if "stamp(" not in markdown_text and any(results[n] is not None for n in used):
-        text = _insert(text, f'<small class="stamp">{page_stamp(used)}</small>', "## ")
+        text = _insert_before_first_section(text, f'<small class="stamp">{page_stamp(used)}</small>')
     looped = "build_snippets" in markdown_text  # a loop over every snippet's results
     waiting = [n for n in results if (counts[n] or looped) and results[n] is None]
     if waiting:
         lines = [f"<code>snippets/{n}.py</code> {html.escape(status.get(n) or 'is waiting to be measured')}."
                  for n in waiting]
-        text = _insert(text, pending_note(lines), "# ")
+        text = _insert_after_title(text, pending_note(lines))
     return text
 
 
@@ -370,9 +376,9 @@ def listed(items: list[str], last: str) -> str:
     return ", ".join(items[:-1]) + last + items[-1] if len(items) > 1 else "".join(items)
 
 
-def counted(forms: list[str], n) -> str:
-    """"1 core", "2 cores": an edition's [one, several] forms (words.yml)."""
-    return forms[0 if n == 1 else 1].format(n=n)
+def counted(forms: list[str], n, **fields) -> str:
+    """"1 core", "2 cores": an edition's [one, several] forms (words.yml), with `fields`."""
+    return forms[0 if n == 1 else 1].format(n=n, **fields)
 
 
 def backend_and_device(env: dict) -> str:

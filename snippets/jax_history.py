@@ -299,9 +299,8 @@ def report(data: dict) -> Report:
     for name in WORST:  # the slowest release after the first (the first may be slowest)
         kind = kind_of(name)
         values = [t["median"] if t else 0.0 for t in series(data, name, kind)][1:]
-        if values:
-            worst = 1 + values.index(max(values))
-            verdicts[f"{name}_worst"] = compared(data, name, 0, worst, kind)
+        worst = 1 + values.index(max(values))
+        verdicts[f"{name}_worst"] = compared(data, name, 0, worst, kind)
     for change, (release, names) in CHANGES.items():
         for name in names:
             verdicts[f"{change}_{name}"] = across(data, release, name)

@@ -2,7 +2,7 @@
 
 Colab opens notebooks only from a repository, never from the site, so these are committed
 (the site's Colab links: sitebuild/downloads.py `colab_url`). An author's command, never
-run by the build; tests/sitebuild/test_notebooks.py says when one is stale:
+run by the build; tests/tools/test_notebooks_for_colab.py says when one is stale:
 
     python tools/notebooks_for_colab.py
 """
