@@ -25,7 +25,6 @@ from pathlib import Path
 
 import jinja2
 import yaml
-from pymdownx.snippets import SnippetPreprocessor
 
 import snippet_runs
 
@@ -234,7 +233,6 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
     results.json, or None while it is measured; `status` then says where it stands).
     `words`: the edition's words.yml; `page_words`: the page's front-matter words."""
     status, words, page_words = status or {}, words or {}, page_words or {}
-    _no_bare_section_marker(markdown_text, page)
     counts = {name: len(re.findall(rf"\b{name}\b", markdown_text)) for name in results}
     used = sorted((n for n in results if counts[n]), key=lambda n: -counts[n])
     fmt = _formats(words)
@@ -390,16 +388,6 @@ def backend_and_device(env: dict) -> str:
 def rng_join(values: list[str], words: dict) -> str:
     return values[0] if len(values) == 1 else words.get("range", "{low} to {high}").format(
         low=values[0], high=values[-1])
-
-
-def _no_bare_section_marker(markdown_text: str, page: str) -> None:
-    """pymdownx.snippets silently drops a page's line that holds a section marker: find
-    one with its own expression (";--8<--", its escape, shows the marker instead)."""
-    for number, line in enumerate(markdown_text.splitlines(), 1):
-        marker = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line) if "8<-" in line else None
-        if marker and not marker.group("escape"):
-            raise PageError(f"{page} line {number}: pymdownx.snippets would drop this line, "
-                            f"a section marker: {line.strip()!r}; write ;--8<-- to show it")
 
 
 def pending_note(lines: list[str]) -> str:

@@ -1,18 +1,29 @@
-"""What an author's edit can break on a built page, read from its HTML: one h1 and no
-skipped heading level, a table beside each figure, alt text that says what an image shows,
-and no build check in the code a page shows.
+"""What an author's edit or the build's own code can break on a page, read from its built
+HTML: one h1 and no skipped heading level, a table beside each figure, alt text that says
+what an image shows, no build check in the code a page shows, and links: every local href
+and src resolves to a file, every #anchor to an id, and none is an absolute path; and from
+its Markdown: no line that pymdownx.snippets would drop.
 
-A machine cannot break these (the build's own check, sitebuild/check_site.py, keeps what
-a machine or a theme can: links, anchors, offline), so they are tests:
-tests/website/test_structure.py holds every page of the quick build to them.
+A machine cannot break these, so they are tests: tests/website/test_structure.py holds
+every page of the quick build, both editions, to them. What a build on any machine must
+refuse is the build's own check (sitebuild/check_site.py: offline), and MkDocs' strict
+build checks the links pages write in Markdown, the branches a machine's data chooses
+included.
 """
 
 from __future__ import annotations
 
+import functools
+import posixpath
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from pymdownx.snippets import SnippetPreprocessor
+
+import check_site
 
 # Alt texts that say nothing (nbconvert writes the last one for every notebook image).
 EMPTY_ALTS = {"image", "figure", "plot", "chart", "graph", "picture", "png", "svg",
@@ -111,6 +122,77 @@ def problems(html: str) -> list[str]:
 
 
 def site_problems(site: Path) -> list[str]:
-    """`problems` of every HTML file under `site`, each named by its path."""
+    """`problems` of every HTML file under `site`, each named by its path, and its links'."""
     return [f"{path.relative_to(site).as_posix()}: {problem}" for path in sorted(site.rglob("*.html"))
-            for problem in problems(path.read_text(encoding="utf-8"))]
+            for problem in problems(path.read_text(encoding="utf-8"))] + link_problems(site)
+
+
+class _Ids(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.ids.update(v for k, v in attrs if v and (k == "id" or (k == "name" and tag in ("a", "map"))))
+
+
+def ids(html: str) -> set[str]:
+    """The ids a link's #fragment can name on a page."""
+    parser = _Ids()
+    parser.feed(html)
+    parser.close()
+    return parser.ids
+
+
+def local_target(file: str, value: str, site_url: str | None) -> tuple[str | None, str, str]:
+    """(the file a link of page `file` names, relative to the site root, or None when it
+    leaves the site; its #fragment; what is wrong with it, or "")."""
+    if value.startswith(check_site.NOT_CHECKED_SCHEMES) or check_site.external(value, site_url):
+        return None, "", ""
+    value, _, fragment = value.partition("#")
+    value, fragment = unquote(value.split("?")[0]), unquote(fragment)
+    prefix, problem = urlsplit(site_url).path if site_url else "/", ""
+    if site_url and value.startswith(site_url):
+        path = value[len(site_url):]
+    elif value.startswith("/"):
+        if not value.startswith(prefix):
+            return value, fragment, f"absolute path outside the site's address {prefix}"
+        path = value[len(prefix):]
+        if posixpath.basename(file) != "404.html":  # ko/404.html too
+            problem = "absolute path: breaks when the site is served elsewhere; use a relative link"
+    elif value:
+        path = posixpath.join(posixpath.dirname(file), value)
+    else:  # "#fragment" or "?query" alone: this page
+        return file, fragment, ""
+    if path in ("", ".") or path.endswith("/"):
+        path += "/index.html"
+    return posixpath.normpath(path.lstrip("/")), fragment, problem
+
+
+def link_problems(site: Path) -> list[str]:
+    """Local links whose file or #anchor does not exist, and absolute local links."""
+    site_url, _ = check_site.site_url_and_pages(site)
+    pages, found = check_site.parse_site(site), []
+    anchors = functools.cache(lambda path: ids((site / path).read_text(encoding="utf-8")))
+    for file, page in pages.items():
+        for tag, attr, value in page.urls:
+            path, fragment, problem = local_target(file, value, site_url)
+            if path is None:
+                continue
+            if not problem:
+                if (site / path).is_dir():
+                    path = posixpath.normpath(posixpath.join(path, "index.html"))
+                if path.startswith("../") or not (site / path).is_file():
+                    problem = f"no such file {path}"
+                elif fragment and path in pages and fragment not in anchors(path):
+                    problem = f"no id \"{fragment}\" in {path}"
+            if problem:
+                found.append(f"{file}: <{tag} {attr}=\"{value}\">: {problem}")
+    return found
+
+
+def dropped_lines(markdown: str) -> list[str]:
+    """A page's lines that pymdownx.snippets drops without a word: a section marker, written
+    where the page meant to show one (";--8<--", its escape, shows the marker instead)."""
+    return [f"line {number}: {line.strip()!r}: write ;--8<-- to show it" for number, line in enumerate(markdown.splitlines(), 1)
+            if "8<-" in line and (m := SnippetPreprocessor.RE_SNIPPET_SECTION.match(line)) and not m.group("escape")]

@@ -19,6 +19,7 @@ import html
 import json
 import os
 import platform
+import posixpath
 import re
 import shutil
 import signal
@@ -167,6 +168,12 @@ def prose_words(page: str) -> int:
     return sum(any(c.isalnum() for c in token) for token in html.unescape(text).split())
 
 
+def _file(page: str, url: str) -> str:
+    """The file a page's relative URL names (the site's local links are relative: tests/page_checks.py)."""
+    path = posixpath.join(posixpath.dirname(page), url.split("#")[0].split("?")[0])
+    return posixpath.normpath(path + "/index.html" if url.endswith("/") else path)
+
+
 def page_weights(site: Path) -> tuple[list[dict], int]:
     """Each page's HTML and own figures in bytes (raw, gzipped), its words; the shared assets."""
     _, urls = check_site.site_url_and_pages(site)
@@ -176,9 +183,9 @@ def page_weights(site: Path) -> tuple[list[dict], int]:
         page = check_site.parse_page(site, file)
         page_html = (site / file).read_bytes()
         images = [value for tag, name, value in page.urls if (tag, name) == ("img", "src")]
-        figures = {t for t, _, _ in (check_site.local_target(page, src, None) for src in images) if t}
+        figures = {_file(file, src) for src in images}
         for value in page.fetched:  # stylesheets, scripts, icons: the same on every page
-            target, _, _ = check_site.local_target(page, value, None)
+            target = _file(file, value)
             if value and target not in figures and target != file and (site / target).is_file():
                 shared.add(target)
         fig_bytes = [(site / f).read_bytes() for f in sorted(figures)]

@@ -99,15 +99,6 @@ def test_a_page_asking_for_what_is_not_there_is_named(bad, message):
         rendered(text=bad)
 
 
-def test_a_section_marker_in_a_page_fails_unless_escaped():
-    # pymdownx.snippets would drop the whole line from the page, without a word
-    with pytest.raises(PageError, match=r"chapter.md line 2: pymdownx.snippets would drop"):
-        rendered(text="Sections:\n(`# --8<-- [start:name]` … `[end:name]`). A missing one fails.")
-    assert "[start:name]" in rendered(text="(`# ;--8<-- [start:name]` … `[end:name]`).")
-    assert rendered(text='--8<-- "selu.py:selu"')  # an include is not a section marker
-    assert rendered(text="`--8<-- [start:<name>]`")  # no valid name: pymdownx keeps it
-
-
 def test_pending_results_show_as_pending_never_as_numbers():
     text = rendered(results={"a": None, "b": RESULTS["b"]}, status={"a": "is running now"},
                     text=PAGE.replace("{{ compared(a.verdicts.v) }}", "{{ a.verdicts.v.ratio | times }}"))

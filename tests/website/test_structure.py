@@ -1,12 +1,14 @@
 """The built site's sitemap and what an author's edit can break on its pages, read without
 a browser.
 
-Links, anchors and third-party requests are checked by the build itself (sitebuild/
-check_site.py, after each `mkdocs build`; its ability to fail: tests/sitebuild/
-test_check_site.py). Headings, a figure's table, alt text and reader code are an author's
+Third-party requests are checked by the build itself (sitebuild/check_site.py, after each
+`mkdocs build`; its ability to fail: tests/sitebuild/test_check_site.py). Links, headings,
+a figure's table, alt text and reader code are an author's or the build code's
 (tests/page_checks.py): every page of the quick build, both editions, is held to them here,
 and the hand-made pages below show each check can fail.
 """
+
+from project import ROOT
 
 import check_site
 import page_checks
@@ -56,3 +58,37 @@ def test_a_build_guard_in_a_pages_code_is_found():
     assert page_checks.problems(guarded) == [
         "a code block shows the build's check DocumentationMismatch: move it out of the sections "
         "the page includes (snippets/measurement.py `fact`, in the build snippet)"]
+
+
+def test_missing_files_and_anchors_and_absolute_links_are_found(tmp_path):
+    site_url = "https://example.org/docs/"
+    (tmp_path / "chapter").mkdir()
+    (tmp_path / "sitemap.xml").write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site_url}</loc></url><url><loc>{site_url}chapter/</loc></url></urlset>")
+    (tmp_path / "index.html").write_text('<h1 id="top">Home</h1><a href="chapter/#results">go</a>'
+                                         f'<a href="{site_url}chapter/">canonical</a><a href="mailto:a@b.org">m</a>')
+    good = '<h2 id="results">R</h2><a href="../#top">home</a><a href="https://jax.readthedocs.io/">JAX</a>'
+    (tmp_path / "chapter" / "index.html").write_text(good)
+    assert page_checks.link_problems(tmp_path) == []
+    (tmp_path / "chapter" / "index.html").write_text(good + '<a href="../#gone">a</a><a href="../missing/">b</a>'
+                                                     '<img src="/docs/fig.svg" alt="x"><a href="#nowhere">c</a>')
+    (tmp_path / "404.html").write_text('<a href="/docs/chapter/">back</a>')  # 404.html may: served anywhere
+    assert [p.split(">: ")[1] for p in page_checks.link_problems(tmp_path)] == [
+        'no id "gone" in index.html', "no such file missing/index.html",
+        "absolute path: breaks when the site is served elsewhere; use a relative link",
+        'no id "nowhere" in chapter/index.html']
+
+
+def test_no_page_has_a_line_that_pymdownx_snippets_would_drop():
+    pages = sorted((ROOT / "docs").rglob("*.md")) + sorted((ROOT / "docs-ko").rglob("*.md"))
+    assert [f"{p.relative_to(ROOT)} {problem}" for p in pages
+            for problem in page_checks.dropped_lines(p.read_text(encoding="utf-8"))] == []
+
+
+def test_a_section_marker_in_a_page_is_found_unless_escaped():
+    assert page_checks.dropped_lines("Sections:\n(`# --8<-- [start:name]` … `[end:name]`).") == [
+        "line 2: '(`# --8<-- [start:name]` … `[end:name]`).': write ;--8<-- to show it"]
+    assert page_checks.dropped_lines("(`# ;--8<-- [start:name]` … `[end:name]`).") == []
+    assert page_checks.dropped_lines('--8<-- "selu.py:selu"') == []  # an include is not a section marker
+    assert page_checks.dropped_lines("`--8<-- [start:<name>]`") == []  # no valid name: pymdownx keeps it
