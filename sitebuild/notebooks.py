@@ -129,8 +129,6 @@ def served_notebook(template: Path, serving, pending: str, **run_args) -> Path:
 
 
 _STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
-_PSEUDO = re.compile(r"::?[\w-]+(?:\([^)]*\))?")  # :hover, ::before, :not(.x): never decide here
-_CLASS, _ID = re.compile(r"\.(-?[_a-zA-Z][\w-]*)"), re.compile(r"#(-?[_a-zA-Z][\w-]*)")
 
 
 def for_site(root: Path, *, serving, pending: str, workers: int, **run_args) -> dict[str, Path]:
@@ -144,50 +142,13 @@ def for_site(root: Path, *, serving, pending: str, workers: int, **run_args) -> 
         {t.stem: functools.partial(run_notebook, t, root=root, **run_args) for t in templates}, workers)
 
 
-@functools.lru_cache(maxsize=2)
-def _parsed(css: str) -> tuple:
-    """The stylesheet's rules, parsed once per build: every notebook page inlines the same one."""
-    import tinycss2
-
-    return tuple(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True))
-
-
-def rules_for(css: str, page_html: str) -> str:
-    """The rules of `css` that can match `page_html`: JupyterLab's stylesheet styles its whole
-    interface, and a rule whose every selector names a class or id the page lacks is dropped
-    (a page of static cells gains no class later). Rules in @media and @supports are sorted
-    the same way; every other at-rule, and selectors naming no class or id, stay."""
-    import tinycss2
-
-    classes = {c for m in re.finditer(r'class="([^"]*)"', page_html) for c in m.group(1).split()}
-    ids = set(re.findall(r'id="([^"]*)"', page_html))
-
-    def can_match(selectors: str) -> bool:
-        parts = (_PSEUDO.sub("", part) for part in selectors.split(","))
-        return any(set(_CLASS.findall(p)) <= classes and set(_ID.findall(p)) <= ids for p in parts)
-
-    def kept(rules):
-        for rule in rules:
-            if rule.type == "qualified-rule" and can_match(tinycss2.serialize(rule.prelude)):
-                yield tinycss2.serialize([rule])
-            elif rule.type == "at-rule" and rule.lower_at_keyword in ("media", "supports") and rule.content:
-                inner = "".join(kept(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)))
-                if inner:
-                    yield f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}{{{inner}}}"
-            elif rule.type == "at-rule":
-                yield tinycss2.serialize([rule])
-
-    return "".join(kept(_parsed(css)))
-
-
 def share_stylesheet(html: str, page_url: str, site_dir: Path) -> str:
     """Move the JupyterLab stylesheet that mkdocs-jupyter inlines into every notebook page
-    (over half a megabyte, the same each time), less the rules the page cannot use, into a
-    file that browsers cache (pages with the same kinds of cells share it)."""
+    (over half a megabyte, the same each time) into one file that browsers cache."""
     def to_file(match):
         if len(match.group(1)) < 50_000:  # small page-specific styles stay inline
             return match.group(0)
-        css = rules_for(match.group(1), html)
+        css = match.group(1)
         name = f"assets/stylesheets/jupyter-{snippet_runs.digest(css.encode(), 12)}.css"
         path = site_dir / name
         if not path.is_file():

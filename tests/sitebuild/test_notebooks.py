@@ -53,17 +53,3 @@ def test_the_shared_stylesheet_replaces_a_large_inline_one(tmp_path):
     assert out.startswith('<link rel="stylesheet" href="../../assets/stylesheets/jupyter-')
     assert out.endswith("<style>small{}</style>")
     assert len(list((tmp_path / "assets" / "stylesheets").glob("jupyter-*.css"))) == 1
-
-
-def test_the_shared_stylesheet_keeps_only_rules_the_page_can_use():
-    page = '<div class="jp-Cell jp-CodeCell" id="cell-1"><pre class="hl">x</pre></div>'
-    css = (":root{--jp-x:1px}.jp-Cell{a:1}.jp-Toolbar{a:2}.jp-Toolbar,.jp-CodeCell pre{a:3}"
-           ".jp-Cell:not(.jp-mod-active)::before{a:4}#cell-1{a:5}#cell-9{a:6}pre{a:7}"
-           "@media (max-width:10px){.jp-Cell{a:8}.jp-Menu{a:9}}@media print{.jp-Menu{a:10}}"
-           "@keyframes spin{to{a:11}}")
-    kept = notebooks.rules_for(css, page)
-    for n in (1, 3, 4, 5, 7, 8, 11):
-        assert f"a:{n}}}" in kept, n
-    for n in (2, 6, 9, 10):
-        assert f"a:{n}}}" not in kept, n
-    assert "--jp-x:1px" in kept and "@media print" not in kept
