@@ -63,3 +63,11 @@ def test_every_build_or_tool_file_that_a_page_or_the_readme_names_exists():
                                              text.read_text(encoding="utf-8"))
                       if not (ROOT / name).is_file()})
     assert not missing, missing
+
+
+def test_the_build_machinery_stays_small():
+    # The budget issue #33 set: sitebuild/ at most 2,600 lines, the Korean edition's own code
+    # at most 400, and hook.py, the MkDocs wiring, at most 150.
+    lines = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "sitebuild").glob("*.py")}
+    assert sum(lines.values()) <= 2_600, lines
+    assert lines["korean_edition.py"] <= 400 and lines["hook.py"] <= 150, lines
