@@ -28,7 +28,7 @@ from deeponet import (Config, PIDeepONet, evaluate_losses, loss, loss_terms,
 # --8<-- [end:deeponet_imports]
 
 # --8<-- [start:config]
-# A small DeepONet, so that compiling and running it stays quick on two cores.
+# A small DeepONet, so that compiling and running it stays quick on a small machine.
 LOOP = Config(width=32, depth=1, latent=32, batch_size=1024, n_functions=64, steps=300)
 LOG_EVERY = 50  # the original logs every 100 iterations of a longer run
 # --8<-- [end:config]
