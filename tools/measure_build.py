@@ -168,8 +168,11 @@ def prose_words(page: str) -> int:
     return sum(any(c.isalnum() for c in token) for token in html.unescape(text).split())
 
 
-def _file(page: str, url: str) -> str:
-    """The file a page's relative URL names (the site's local links are relative: tests/page_checks.py)."""
+def _file(page: str, url: str) -> str | None:
+    """The file a page's relative URL names (the site's local links are relative: tests/page_checks.py);
+    None for a URL with a scheme or host of its own (data:, https:)."""
+    if re.match(r"[a-zA-Z][\w+.-]*:|//", url):
+        return None
     path = posixpath.join(posixpath.dirname(page), url.split("#")[0].split("?")[0])
     return posixpath.normpath(path + "/index.html" if url.endswith("/") else path)
 
@@ -183,10 +186,10 @@ def page_weights(site: Path) -> tuple[list[dict], int]:
         page = check_site.parse_page(site, file)
         page_html = (site / file).read_bytes()
         images = [value for tag, name, value in page.urls if (tag, name) == ("img", "src")]
-        figures = {_file(file, src) for src in images}
+        figures = {_file(file, src) for src in images} - {None}
         for value in page.fetched:  # stylesheets, scripts, icons: the same on every page
             target = _file(file, value)
-            if value and target not in figures and target != file and (site / target).is_file():
+            if target and target not in figures and target != file and (site / target).is_file():
                 shared.add(target)
         fig_bytes = [(site / f).read_bytes() for f in sorted(figures)]
         rows.append({"page": url or "(home)", "html": len(page_html), "figures": len(fig_bytes),

@@ -85,6 +85,16 @@ def test_page_weight_counts_each_pages_html_figures_and_words(built_site):
     assert shared > 100_000  # Material's CSS and JavaScript, counted once
 
 
+def test_a_page_weighs_its_own_figure_files_not_images_inlined_or_from_elsewhere(tmp_path):
+    (tmp_path / "sitemap.xml").write_text('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                                          "<url><loc>http://127.0.0.1:8000/</loc></url></urlset>")
+    (tmp_path / "fig.svg").write_text("<svg/>")
+    (tmp_path / "index.html").write_text('<img src="fig.svg" alt="a"><img src="data:image/png;base64,'
+                                         + "A" * 400 + '" alt="b"><img src="https://example.org/x.png" alt="c">')
+    (row,), shared = measure_build.page_weights(tmp_path)
+    assert (row["figures"], row["figure_bytes"], shared) == (1, len("<svg/>"), 0)
+
+
 def test_the_report_is_rendered_in_each_editions_words_and_the_how_pages_include_it(built_site):
     rows, shared = measure_build.page_weights(built_site)
     m = {
