@@ -7,15 +7,19 @@
 # .venv is made from the locks, again only when a requirements file changed (its stamps:
 # .venv/site-installed.txt and .venv/dev-installed.txt, what pip installed).
 
-PYTHON ?= python3
+# Python 3.13 (.python-version, which pyenv and uv read): python3.13 where it is on PATH, else
+# python3; .venv is made again when its Python is another release.
+PYTHON ?= $(shell command -v python3.13 >/dev/null 2>&1 && echo python3.13 || echo python3)
+PYTHON_RELEASE := $(shell cat .python-version)
 VENV := .venv
 BIN := $(VENV)/bin
 SITE_ENV := $(VENV)/site-installed.txt
 DEV_ENV := $(VENV)/dev-installed.txt
 AUDIT_TOOLS := tools/audit-tools/node_modules/.package-lock.json
-# On Linux the package index's torch is a CUDA build of several GB: take the CPU build, same
-# pin, from PyTorch's own index (requirements.txt then finds it installed), or, where that
-# index cannot be reached, whatever the package index (or a local wheel) offers.
+# On Linux the package index's torch is a CUDA build (4.6 GB installed with the NVIDIA libraries
+# it loads on import): take the CPU build, same pin, from PyTorch's own index (requirements.txt
+# then finds it installed), or, where that index cannot be reached, what the package index
+# serves, with its dependencies (README.md, What the install costs).
 TORCH := torch==2.13.0
 TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
 PIP := $(BIN)/python -m pip --disable-pip-version-check
@@ -37,20 +41,25 @@ check: $(DEV_ENV) system-tools $(AUDIT_TOOLS)
 
 # uv from requirements-dev.lock once `make test` has installed it, else from PATH (pip install uv)
 lock:
-	grep -v '# not locked' requirements.txt | $(UV) pip compile - --universal --python-version 3.11.5 \
+	grep -v '# not locked' requirements.txt | $(UV) pip compile - --universal --python-version 3.13 \
 	  --generate-hashes --custom-compile-command "make lock (README.md, Reproducible installs)" -q -o requirements.lock
-	$(UV) pip compile requirements-dev.txt --universal --python-version 3.11.5 \
+	$(UV) pip compile requirements-dev.txt --universal --python-version 3.13 \
 	  --generate-hashes --custom-compile-command "make lock (README.md, Reproducible installs)" -q -o requirements-dev.lock
 
 report: $(SITE_ENV) system-tools $(AUDIT_TOOLS)
 	$(BIN)/python tools/measure_build.py $(ARGS)
 
-$(SITE_ENV): requirements.lock requirements.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(SITE_ENV): requirements.lock requirements.txt .python-version
+	@$(PYTHON) -c 'import sys; sys.exit(not sys.version.startswith("$(PYTHON_RELEASE)."))' 2>/dev/null \
+	  || { echo "The site needs Python $(PYTHON_RELEASE) (.python-version), and '$(PYTHON)' is not it: install it"; \
+	       echo "(pyenv install $(PYTHON_RELEASE), uv python install $(PYTHON_RELEASE), or your system's package), then run"; \
+	       echo "make again, or name it: PYTHON=/path/to/python$(PYTHON_RELEASE) make $(MAKECMDGOALS)"; exit 1; }
+	$(BIN)/python -c 'import sys; sys.exit(not sys.version.startswith("$(PYTHON_RELEASE)."))' 2>/dev/null \
+	  || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
+	$(PIP) install -q -r requirements.lock
 	if [ "$$(uname -s)" = Linux ]; then \
 	  $(PIP) install -q --no-deps --timeout 15 --retries 1 --index-url $(TORCH_CPU_INDEX) $(TORCH) \
-	  || $(PIP) install -q --no-deps $(TORCH); fi
-	$(PIP) install -q -r requirements.lock
+	  || $(PIP) install -q $(TORCH); fi
 	$(PIP) install -q --no-deps -r requirements.txt
 	$(PIP) freeze > $@
 

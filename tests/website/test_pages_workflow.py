@@ -55,7 +55,9 @@ def test_main_builds_at_full_size_and_deploys_pull_requests_only_build(workflow)
     assert "pip install --no-deps -r requirements.txt" in runs  # torch, kept out of the lock
     assert "requirements-dev" not in runs and "pytest" not in runs, "no test or lint tool (tests/test_install.py)"
     assert "JIT_DOCS_QUICK" not in WORKFLOW.read_text(encoding="utf-8"), "the published site is full size"
-    assert next(s for s in steps if "setup-python" in s.get("uses", ""))["with"]["python-version"] == "3.11"
+    assert next(s for s in steps if "setup-python" in s.get("uses", ""))["with"] == \
+        {"python-version-file": ".python-version"}
+    assert (ROOT / ".python-version").read_text().strip() == "3.13"
     upload = next(s for s in steps if "upload-pages-artifact" in s.get("uses", ""))
     assert upload["if"] == "github.event_name != 'pull_request'"
     assert "github.event_name != 'pull_request'" in deploy["if"] and deploy["needs"] == "build"
