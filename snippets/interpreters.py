@@ -59,28 +59,27 @@ def loop_body_bytecode(fn=selu_python, adaptive=False):
 def instructions_executed(fn, xs):
     """How many bytecode instructions `fn(xs)` executes in its own frame.
 
-    sys.settrace with f_trace_opcodes reports every instruction; the calls it
-    makes (math.exp, list.append) run in C and count as the one CALL that
-    invoked them.
+    sys.monitoring (Python 3.12+) reports every instruction of the code objects
+    it is told to watch, here fn's alone; the calls it makes (math.exp,
+    list.append) run in C and count as the one CALL that invoked them.
     """
+    monitoring = sys.monitoring
+    tool = monitoring.PROFILER_ID
     count = 0
 
-    def tracer(frame, event, arg):
+    def on_instruction(code, offset):
         nonlocal count
-        if frame.f_code is not fn.__code__:
-            return None  # do not trace other functions
-        frame.f_trace_opcodes = True
-        frame.f_trace_lines = False
-        if event == "opcode":
-            count += 1
-        return tracer
+        count += 1
 
-    previous = sys.gettrace()
-    sys.settrace(tracer)
+    monitoring.use_tool_id(tool, "count instructions")
+    monitoring.register_callback(tool, monitoring.events.INSTRUCTION, on_instruction)
+    monitoring.set_local_events(tool, fn.__code__, monitoring.events.INSTRUCTION)
     try:
         fn(xs)
     finally:
-        sys.settrace(previous)
+        monitoring.set_local_events(tool, fn.__code__, 0)
+        monitoring.register_callback(tool, monitoring.events.INSTRUCTION, None)
+        monitoring.free_tool_id(tool)
     return count
 
 

@@ -62,10 +62,12 @@ def test_instruction_counts_predict_a_traced_run_exactly():
     assert instructions_executed(selu_python, xs) == expected
 
 
-def test_counting_instructions_leaves_no_tracer_behind():
-    before = sys.gettrace()
+def test_counting_instructions_leaves_no_monitoring_tool_behind():
+    tool = sys.monitoring.PROFILER_ID
     instructions_executed(selu_python, [1.0])
-    assert sys.gettrace() is before
+    assert sys.monitoring.get_tool(tool) is None
+    assert sys.monitoring.get_local_events(tool, selu_python.__code__) == 0
+    instructions_executed(selu_python, [1.0])  # the tool id is free again
 
 
 def test_a_never_run_copy_is_plain_and_computes_the_same():
@@ -75,13 +77,13 @@ def test_a_never_run_copy_is_plain_and_computes_the_same():
     assert copy([1.0, -1.0]) == selu_python([1.0, -1.0])
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="names of CPython 3.11")
-def test_quickening_specializes_and_fuses_without_changing_the_count():
+@pytest.mark.skipif(sys.version_info[:2] != (3, 13), reason="names of CPython 3.13")
+def test_quickening_specializes_without_fusing_or_changing_the_count():
     function = never_run_copy(selu_python)
     before = instructions_per_element(function)
     for _ in range(50):  # enough runs for CPython to quicken the loop
         function([0.5, -0.5] * 20)
     found = quickened(function)
     assert "BINARY_OP_MULTIPLY_FLOAT" in found["specialized"]
-    assert found["fused"] and all("__" in name for name in found["fused"])
-    assert instructions_per_element(function) == before  # tracing sees plain code
+    assert found["fused"] == []  # 3.13 fuses nothing while running
+    assert instructions_per_element(function) == before  # the count sees plain code
