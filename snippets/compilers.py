@@ -119,7 +119,7 @@ scale_jit = jax.jit(lambda x: 1.05 * x)
 # --8<-- [start:in_memory]
 def jit_cache_capacities():
     """How many entries jit's in-memory caches hold before evicting (LRU)."""
-    # C++, per process; every jit in jax 0.10.2 uses this one (pjit.py has two)
+    # C++, per process; every jit in jax 0.12.0.1 uses this one (pjit.py has two)
     return {"dispatch": pjit._cpp_pjit_cache_explicit_attributes.capacity(),
             "trace": pjit._infer_params_cached.cache_info().maxsize,
             "lower": pjit._pjit_lower.cache_info().maxsize,
@@ -154,7 +154,7 @@ def use_persistent_cache(cache_dir, small_programs_too=True):
         # By default only programs whose compilation took 1.0 s or more are written.
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
         # -1: no minimum entry size, whatever JAX's default (0 picks one; in
-        # jax 0.10.2 that is no minimum either).
+        # jax 0.12.0.1 that is no minimum either).
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
 
 

@@ -43,7 +43,7 @@ STATED_CASES = {
     "static_argument": [FIRST, (1, 2, True, 1), (2, 2, False, 0)],
 }
 # The bounded caches every jitted function in the process shares, in entries, as the
-# page says (jax 0.10.2: jax/_src/pjit.py, interpreters/pxla.py, util.py).
+# page says (jax 0.12.0.1: jax/_src/pjit.py, interpreters/pxla.py, util.py).
 STATED_CACHES = {"dispatch": 8192, "trace": 2048, "lower": 2048, "compile": 2048}
 DISPATCH_N = 1_000_000
 FAULTS_SHOWN = 50  # loop page faults per call that name the cause (and 10x singles')

@@ -300,7 +300,7 @@ def jit_cache_sizes():
     return {
         # compiled calls, looked up in C++ (pjit.py makes a second one,
         # _cpp_pjit_cache_fun_only, for jit without options; no call in
-        # jax 0.10.2 uses it: donate_argnums=() counts as an option)
+        # jax 0.12.0.1 uses it: donate_argnums=() counts as an option)
         "dispatch": pjit._cpp_pjit_cache_explicit_attributes.capacity(),
         "traced": pjit._infer_params_cached.cache_info().maxsize,  # functions
         "lowered": pjit._pjit_lower.cache_info().maxsize,  # programs
