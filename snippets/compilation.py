@@ -13,7 +13,9 @@ import contextlib
 
 import jax
 
-COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"  # one per compilation
+# One per compilation, or per program loaded from a persistent compilation cache
+# instead (jax 0.12.0.1: _cached_compilation in jax/_src/interpreters/pxla.py)
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
 
 class Compilations(collections.Counter):
