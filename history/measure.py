@@ -10,7 +10,12 @@ the repository's commit; a release that cannot install or run gets a row with it
 status and the reason.
 
     python history/measure.py --releases 0.4.30,0.10.2 [--processes 3]
+    python history/measure.py --python python3.11,python3.13 --releases 0.10.2,0.12.0.1
     python history/measure.py --quick      # the installed release, small sizes, once
+
+With several Pythons, each release runs on the first one that installs it; a release
+written 0.10.2@python3.13 runs on that Python alone (the same release on two Pythons
+shows what the Python alone changed).
 
 See history/README.md.
 """
@@ -202,8 +207,10 @@ def install(release: str, venv: Path, base_python: str) -> str:
         for numpy in NUMPY_CHOICES:
             specs = [jax, numpy] + ([jaxlib] if jaxlib else [])
             pip = subprocess.run(
+                # wheels only: NumPy 1.26.4 has none for Python 3.13, and pip would
+                # otherwise compile it for minutes instead of moving on to NumPy 2
                 [str(venv_python(venv)), "-m", "pip", "install", "-q",
-                 "--disable-pip-version-check", *specs],
+                 "--disable-pip-version-check", "--only-binary=:all:", *specs],
                 capture_output=True, text=True, env=clean_env())
             if pip.returncode == 0:
                 marker.write_text(" ".join(specs) + "\n")
@@ -218,37 +225,49 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def measure_releases(releases, processes, out, base_python, remove_venvs):
+def venv_for(release: str, python: str) -> Path:
+    return CACHE / f"venv-{release}-{Path(python).name}"
+
+
+def measure_releases(releases, processes, out, pythons, remove_venvs):
+    """releases: "0.10.2" (the first of `pythons` that installs it) or
+    "0.10.2@python3.13" (that Python alone)."""
     started = time.perf_counter()
-    ready = []
-    for release in releases:
+    ready = []  # (release, its environment)
+    for token in releases:
+        release, _, only = token.partition("@")
         t0 = time.perf_counter()
-        why = install(release, CACHE / f"venv-{release}", base_python)
-        if why:
+        whys = []
+        for python in [only] if only else pythons:
+            venv = venv_for(release, python)
+            why = install(release, venv, python)
+            if not why:
+                log(f"{release}: environment ready on {python} "
+                    f"({time.perf_counter() - t0:.0f} s)")
+                ready.append((release, venv))
+                break
+            whys.append(f"{python}: {why}" if len(pythons) > 1 or only else why)
+        else:
+            why = " // ".join(whys)
             log(f"{release}: cannot install: {why}")
             append(out, stamp(release, "", False, "install failed", why))
-        else:
-            log(f"{release}: environment ready ({time.perf_counter() - t0:.0f} s)")
-            ready.append(release)
     failed = set()
     for process in range(1, processes + 1):
-        for release in ready:
-            if release in failed:
+        for release, venv in ready:
+            if venv in failed:
                 continue
-            python = str(venv_python(CACHE / f"venv-{release}"))
             t0 = time.perf_counter()
-            result, why = run_probe(python, quick=False)
+            result, why = run_probe(str(venv_python(venv)), quick=False)
             wall = time.perf_counter() - t0
             if result is None:
-                failed.add(release)  # recorded once; its later processes would fail too
+                failed.add(venv)  # recorded once; its later processes would fail too
                 append(out, stamp(release, process, False, "failed", why))
-                log(f"{release} process {process}: failed: {why}")
+                log(f"{release} ({venv.name}) process {process}: failed: {why}")
             else:
                 append(out, {**stamp(release, process, False), **flatten(result),
                              "wall_s": wall})
-                log(f"{release} process {process}: {wall:.0f} s")
-            if process == processes or release in failed:
-                venv = CACHE / f"venv-{release}"
+                log(f"{release} ({venv.name}) process {process}: {wall:.0f} s")
+            if process == processes or venv in failed:
                 if remove_venvs or shutil.disk_usage(ROOT).free < MIN_FREE_BYTES:
                     shutil.rmtree(venv, ignore_errors=True)
     log(f"done in {time.perf_counter() - started:.0f} s; rows appended to {out}")
@@ -284,8 +303,9 @@ def main(argv=None):
                         f"{QUICK_DATASET.relative_to(ROOT)})")
     parser.add_argument("--python", default=getattr(sys, "_base_executable",
                                                     sys.executable),
-                        help="the Python that makes the environments (default: this "
-                        "one's base interpreter)")
+                        help="the Pythons that make the environments, comma-separated: "
+                        "each release runs on the first that installs it (default: "
+                        "this one's base interpreter)")
     parser.add_argument("--remove-venvs", action="store_true", help="delete each "
                         "release's environment after its last process (they are "
                         "also deleted when the disk has under 20 GB free)")
@@ -298,8 +318,9 @@ def main(argv=None):
         parser.error("name the releases (--releases 0.4.30,0.10.2) or use --quick")
     else:
         releases = [r.strip() for r in args.releases.split(",") if r.strip()]
+        pythons = [p.strip() for p in args.python.split(",") if p.strip()]
         measure_releases(releases, args.processes or 3, args.out or DATASET,
-                         args.python, args.remove_venvs)
+                         pythons, args.remove_venvs)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,10 @@ RELEASED = {
     "0.9.0": "2026-01-20", "0.9.1": "2026-03-02",
     "0.9.2": "2026-03-18", "0.10.0": "2026-04-16", "0.10.1": "2026-05-20",
     "0.10.2": "2026-06-17",
+    # from here: the package index's upload date of the jax wheel (its CHANGELOG.md
+    # headings were not at hand; for 0.10.2 the two agree)
+    "0.11.0": "2026-07-16", "0.11.1": "2026-08-17", "0.11.2": "2026-09-17",
+    "0.12.0": "2026-10-19", "0.12.0.1": "2026-10-21",
 }
 
 # What each series is measured against: a yardstick timed in the same process, so that a
@@ -82,10 +86,14 @@ CHANGES = {
     "slow_compile": ("0.4.28", ["first_compile"]),  # jaxlib 0.4.28's fix
     "cpu_runtime": ("0.4.33", ["first_compile", "selu_jit_large", "selu_jit_small",
                                "deeponet_jit"]),  # jaxlib 0.4.32 (yanked)
-    "stackless": ("0.4.38", ["first_trace_lower", "dispatch_eager"]),  # jax 0.4.36
+    "stackless": ("0.4.36", ["first_trace_lower", "dispatch_eager"]),  # jax 0.4.36
     "direct_linearize": ("0.7.0", ["deeponet_jit_first", "deeponet_eager"]),
 }
 WAYS = ("eager", "jit", "numpy")
+# What a release measured on two Pythons shows of the Python alone, in seconds.
+BRIDGED = ["python_loop", "dispatch_eager", "dispatch_jit", "selu_jit_small",
+           "selu_jit_large", "first_trace_lower", "first_compile", "deeponet_jit",
+           "deeponet_eager"]
 # The JAX docs' SELU figures the Korean post quotes (2022, Colab): eager, jitted.
 POST = published.SELU["post"]
 
@@ -104,7 +112,8 @@ def code_digest(source: str) -> str:
                 and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:12]
+    # unparsed, not ast.dump: the dump's form changes between Pythons, the code does not
+    return hashlib.sha256(ast.unparse(tree).encode()).hexdigest()[:12]
 
 
 def probe_digest(root: Path = ROOT) -> str:
@@ -138,7 +147,8 @@ def kept(measured: list[dict]) -> list[dict]:
 
 def per_release(rows: list[dict], measured: int) -> dict:
     """One release's processes: each series' median per process, over processes."""
-    out = {"release": rows[0]["release"], "processes": len(rows),
+    out = {"release": rows[0]["release"], "python": rows[0]["python"],
+           "processes": len(rows),
            "measured": measured, "quiet": quiet(rows[0]),
            "jaxlib": sorted({r["jaxlib"] for r in rows}),
            "numpy": sorted({r["numpy"] for r in rows}),
@@ -173,10 +183,41 @@ def first_release_with(rows: list[dict], releases: list[str], column: str) -> di
     return found
 
 
+def by_python(ok: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Each release's rows on the oldest Python that ran it (the chapter's series), and
+    the rest: the same release run again on a newer Python, to show what the Python
+    alone changed."""
+    oldest = {}
+    for r in ok:
+        if r["release"] not in oldest or \
+                release_key(r["python"]) < release_key(oldest[r["release"]]):
+            oldest[r["release"]] = r["python"]
+    main = [r for r in ok if r["python"] == oldest[r["release"]]]
+    return main, [r for r in ok if r["python"] != oldest[r["release"]]]
+
+
+def python_spans(stats: list[dict]) -> list[dict]:
+    """Runs of neighbouring releases measured on one Python: which ran where, and the
+    pure-Python loop's lowest and highest median there (the machine's drift alone)."""
+    spans = []
+    for s in stats:
+        loop = s["absolute"]["python_loop"]["median"]
+        if spans and spans[-1]["python"] == s["python"]:
+            span = spans[-1]
+            span.update(last=s["release"], count=span["count"] + 1,
+                        python_loop=[min(span["python_loop"][0], loop),
+                                     max(span["python_loop"][1], loop)])
+        else:
+            spans.append({"python": s["python"], "first": s["release"],
+                          "last": s["release"], "count": 1,
+                          "python_loop": [loop, loop]})
+    return spans
+
+
 def load(path: Path, installed: str, digest: str) -> dict:
     """The dataset as the chapter's data; stops when it lacks the installed release."""
     rows = [r for r in read_rows(path) if r["quick"] != "1" and r["probe"] == digest]
-    ok = [r for r in rows if r["status"] == "ok"]
+    ok, again = by_python([r for r in rows if r["status"] == "ok"])
     releases = sorted({r["release"] for r in ok}, key=release_key)
     groups = {r: [x for x in ok if x["release"] == r] for r in releases}
     used = {r: kept(group) for r, group in groups.items()}
@@ -197,9 +238,20 @@ def load(path: Path, installed: str, digest: str) -> dict:
         if r["status"] != "ok" and r["release"] not in releases:
             failed[r["release"]] = {"release": r["release"], "status": r["status"],
                                     "error": r["reason"], "date": r["date"][:10]}
+    # A release measured on two Pythons: its stats on each, the series' Python first.
+    bridges = []
+    for release in sorted({r["release"] for r in again}, key=release_key):
+        on_new = [r for r in again if r["release"] == release]
+        newest = max((r["python"] for r in on_new), key=release_key)
+        on_new = [r for r in on_new if r["python"] == newest]
+        i = releases.index(release)
+        bridges.append({"release": release, "stats": [
+            stats[i], per_release(kept(on_new), len(on_new))]})
     return {
         "installed": installed, "probe": digest, "path": DATASET,
         "releases": releases,
+        "pythons": python_spans(stats),
+        "bridge": bridges[-1] if bridges else None,
         "released": {r: RELEASED.get(r) for r in releases},
         "failed": sorted(failed.values(), key=lambda f: release_key(f["release"])),
         # A list in release order: verdicts name their numbers by index ("stats.3...").
@@ -304,6 +356,13 @@ def report(data: dict) -> Report:
     for change, (release, names) in CHANGES.items():
         for name in names:
             verdicts[f"{change}_{name}"] = across(data, release, name)
+    bridge = data.get("bridge")
+    for name in BRIDGED if bridge else ():
+        a, b = (s["absolute"].get(name) for s in bridge["stats"])
+        if a and b:
+            verdicts[f"python_{name}"] = compare(
+                a, b, tuple(s["python"] for s in bridge["stats"]),
+                tuple(f"bridge.stats.{k}.absolute.{name}" for k in (0, 1)))
     verdicts = {k: v for k, v in verdicts.items() if v is not None}
     # The post's eager / jit ratio beside each release's (both in one process each).
     ratios = [s["relative"]["selu_eager_large"]["median"]
@@ -355,8 +414,9 @@ def report(data: dict) -> Report:
             {**sizes, **data["sizes"]["deeponet"]}),
         # with what each release ran (every jaxlib is its jax's version, as installed)
         "yardsticks": Table(
-            ["release", "released", "numpy", "processes", *YARDSTICKS],
-            [[r, data["released"].get(r) or "", ", ".join(stats[i]["numpy"]),
+            ["release", "released", "python", "numpy", "processes", *YARDSTICKS],
+            [[r, data["released"].get(r) or "", stats[i]["python"],
+              ", ".join(stats[i]["numpy"]),
               word("kept_of", kept=stats[i]["processes"],
                    measured=stats[i]["measured"])]
              + [cell(i, n, "absolute") for n in YARDSTICKS] for i, r in rows],

@@ -117,7 +117,7 @@ def test_releases_interleave_and_failures_are_rows(tmp_path, monkeypatch):
         return "pip install jax==0.0.1: No matching distribution" if release == "0.0.1" else ""
 
     def run_probe(python, quick):
-        release = python.split("venv-")[1].split("/")[0]
+        release = python.split("venv-")[1].split("/")[0].rsplit("-", 1)[0]
         calls.append(release)
         if release == "0.4.99":
             return None, "exit 1: ImportError: no module"
@@ -140,6 +140,54 @@ def test_releases_interleave_and_failures_are_rows(tmp_path, monkeypatch):
     assert "No matching distribution" in rows[0]["reason"]
     assert {r["process"] for r in rows if r["release"] == "0.4.98"} == {"1", "2", "3"}
     assert rows[1]["selu_jit_small_q3"] == "2e-05" and rows[1]["quick"] == "0"
+
+
+def test_each_release_runs_on_the_first_python_that_installs_it(tmp_path, monkeypatch):
+    """--python lists Pythons; a release takes the first that installs it, and
+    release@python runs on that one alone (stand-ins for pip and the probe)."""
+    made = []
+
+    def install(release, venv, base_python):
+        made.append((release, base_python))
+        if release == "0.0.1":
+            return "No matching distribution"
+        return "" if release == "0.10.2" or base_python == "py313" else "needs 3.12"
+
+    def run_probe(python, quick):
+        name = python.split("venv-")[1].split("/")[0]
+        release, base = name.rsplit("-", 1)
+        return {"jax": release, "jaxlib": release, "numpy": "2.4.6",
+                "python": {"py311": "3.11.7", "py313": "3.13.0"}[base]}, ""
+
+    monkeypatch.setattr(measure, "install", install)
+    monkeypatch.setattr(measure, "run_probe", run_probe)
+    monkeypatch.setattr(measure, "MIN_FREE_BYTES", 0)
+    out = tmp_path / "rows.csv"
+    measure.main(["--python", "py311,py313", "--releases", "0.10.2,0.12.0,0.10.2@py313,0.0.1@py311",
+                  "--processes", "1", "--out", str(out)])
+    assert made == [("0.10.2", "py311"), ("0.12.0", "py311"), ("0.12.0", "py313"),
+                    ("0.10.2", "py313"), ("0.0.1", "py311")]
+    rows = read(out)
+    assert [(r["release"], r["python"]) for r in rows if r["status"] == "ok"] == \
+        [("0.10.2", "3.11.7"), ("0.12.0", "3.13.0"), ("0.10.2", "3.13.0")]
+    [failed] = [r for r in rows if r["status"] == "install failed"]
+    assert failed["release"] == "0.0.1" and "No matching distribution" in failed["reason"]
+
+
+def test_a_release_on_two_pythons_is_a_bridge_not_a_mixed_series():
+    def row(release, python, loop):
+        return {"release": release, "python": python, "cpu": "X", "cores": "2",
+                "jaxlib": release, "numpy": "2.4.6", "stages": "trace/lower/compile",
+                "date": "2026-12-05", "load_start": "0.5", "load_end": "0.5",
+                "python_loop_median": str(loop)}
+    ok = [row("0.10.2", "3.11.7", 1.0), row("0.10.2", "3.13.0", 0.8),
+          row("0.12.0", "3.13.0", 0.8)]
+    main, again = jax_history.by_python(ok)
+    assert [(r["release"], r["python"]) for r in main] == [("0.10.2", "3.11.7"), ("0.12.0", "3.13.0")]
+    assert [(r["release"], r["python"]) for r in again] == [("0.10.2", "3.13.0")]
+    spans = jax_history.python_spans([jax_history.per_release([r], 1) for r in main])
+    assert [(s["python"], s["first"], s["last"], s["count"]) for s in spans] == \
+        [("3.11.7", "0.10.2", "0.10.2", 1), ("3.13.0", "0.12.0", "0.12.0", 1)]
 
 
 def test_pip_errors_are_read_for_what_failed():
@@ -202,6 +250,24 @@ def test_the_chapter_reads_the_committed_dataset():
     report = jax_history.report(data)
     assert len(report.tables["selu"].rows) == len(data["releases"])
     assert {"selu_jit_large", "first_compile", "deeponet_jit", "post"} <= set(report.verdicts)
+
+
+def test_the_dataset_covers_every_minor_release_and_each_release_the_chapter_names():
+    """The first and last release of every minor from 0.4 on (of those the chapter knows
+    a date for), every release a CHANGES entry names, and the installed one have rows of
+    the current probe: measured, or with the reason they could not be."""
+    digest = jax_history.probe_digest()
+    rows = [r for r in read(DATASET) if r["probe"] == digest and r["quick"] != "1"]
+    have = {r["release"] for r in rows}
+    minors = {}
+    for release in sorted(jax_history.RELEASED, key=jax_history.release_key):
+        minors.setdefault(".".join(release.split(".")[:2]), []).append(release)
+    wanted = {r for releases in minors.values() for r in (releases[0], releases[-1])}
+    wanted |= {release for release, _ in jax_history.CHANGES.values()} | {version("jax")}
+    assert not wanted - have, sorted(wanted - have, key=jax_history.release_key)
+    data = jax_history.measure(quick=True)
+    assert {"3.11.7", "3.13.0"} <= {p["python"] for p in data["pythons"]}
+    assert data["bridge"] and data["bridge"]["stats"][0]["python"] != data["bridge"]["stats"][1]["python"]
 
 
 def test_a_stale_dataset_stops_the_build_with_the_command_that_refreshes_it(tmp_path):
