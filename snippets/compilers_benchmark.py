@@ -31,7 +31,7 @@ from measurement import (Report, Table, Timing, bold, compare, fact, main, ratio
 from selu import eager_call, jit_call, random_input
 
 N_LISTING = 1_000_000  # the shape the listings are compiled for (no data needed)
-# What the page says of jit's in-memory caches in jax 0.12.0.1 (jax/_src/pjit.py, util.py)
+# What the page says of jit's in-memory caches (jax 0.12.0.1: jax/_src/pjit.py, util.py)
 CAPACITIES = {"dispatch": 8192, "trace": 2048, "lower": 2048, "compile": 2048}
 COST_KEYS = ("flops", "transcendentals", "bytes accessed")  # XLA's cost_analysis keys
 EDGE = 1.05  # a model this close to an end of the measured range is "at its edge"

@@ -214,7 +214,8 @@ def dataset_variant(tmp_path, drop=None, fail=None, drop_installed=False):
             and not (drop_installed and r["release"] == version("jax"))]
     if fail:
         rows = [r for r in rows if r["release"] != fail]
-        template = next(r for r in read(DATASET) if r["release"] == fail)
+        template = next(r for r in read(DATASET) if r["release"] == fail
+                        and r["probe"] == jax_history.probe_digest())
         rows.append({**{c: "" for c in measure.COLUMNS},
                      **{k: template[k] for k in ("release", "cpu", "cores", "date",
                                                    "commit", "probe", "quick")},
@@ -364,6 +365,7 @@ def test_processes_on_a_busy_machine_are_left_out_where_quieter_ones_exist():
         return {"release": "0.4.30", "cores": "2", "load_start": str(load),
                 "jaxlib": "0.4.30", "numpy": "1.26.4", "stages": "trace/lower/compile",
                 "date": "2026-12-04T06:00:00+00:00", "selu_jit_large_median": str(selu),
+                "python": "3.11.7",
                 "selu_numpy_large_median": "1e-3"}
 
     busy, calm = row(7.5, 4e-4), row(1.2, 1e-4)
