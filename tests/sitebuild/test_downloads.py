@@ -31,6 +31,14 @@ def test_requirements_are_the_pinned_lines_the_files_need():
     assert not any(line.startswith(("mkdocs", "pytest")) for line in needed)
 
 
+def test_a_file_that_uses_a_jax_feature_gets_what_jax_imports_for_it():
+    """The compilers chapter serializes with jax.export, which imports flatbuffers: no
+    import in the file names it, and a clean environment without it fails."""
+    needed = downloads.requirements([SNIPPETS / "compilers.py"], ROOT / "requirements.txt")
+    assert "flatbuffers==" in needed
+    assert "flatbuffers" not in downloads.requirements([SNIPPETS / "selu.py"], ROOT / "requirements.txt")
+
+
 def test_the_zip_is_the_same_build_after_build():
     chapter = downloads.Chapter("selu", [SNIPPETS / "selu.py", SNIPPETS / "measurement.py"])
     first = downloads.chapter_zip(chapter, ROOT / "requirements.txt")

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -92,3 +93,47 @@ def test_a_file_the_page_says_runs_alone_runs_downloaded_alone(built_site, serve
                             text=True, timeout=300, env=isolated_env())
     assert result.returncode == 0, result.stderr[-3000:]
     assert "usage:" in result.stdout
+
+
+def chapter_command(folder, stem: str) -> list[str]:
+    """What a reader runs first in a chapter's folder: its benchmark at quick sizes, else
+    its demo, else an import of each file."""
+    name = stem.replace("-", "_")
+    if (folder / f"{name}_benchmark.py").exists():
+        return [f"{name}_benchmark.py", "--quick", "--out", "out"]
+    if (folder / f"{name}.py").exists():
+        return [f"{name}.py"]
+    return ["-c", "; ".join(f"import {p.stem}" for p in sorted(folder.glob("*.py")))]
+
+
+def test_each_download_runs_in_an_environment_made_from_its_requirements(built_site, tmp_path):
+    """Every chapter's zip, unpacked into an empty folder, runs in a new environment that
+    has its requirements.txt and nothing else (chapters whose files are alike share one;
+    uv makes them from its cache in seconds)."""
+    uv = [sys.executable, "-m", "uv"]
+    groups = {}  # requirements.txt -> the chapters that ship it
+    for stem in chapters(built_site):
+        zipfile.ZipFile(built_site / downloads.FOLDER / f"{stem}.zip").extractall(tmp_path / "chapters")
+        needs = (tmp_path / "chapters" / stem / "requirements.txt").read_text()
+        groups.setdefault(needs, []).append(stem)
+    failures = []
+    for i, stems in enumerate(groups.values()):
+        venv = tmp_path / f"env-{i}"
+        python = venv / "bin" / "python"
+        made = subprocess.run([*uv, "venv", "-q", "--python", sys.executable, str(venv)],
+                              capture_output=True, text=True)
+        assert made.returncode == 0, made.stderr[-2000:]
+        installed = subprocess.run(
+            [*uv, "pip", "install", "-q", "--python", str(python), "-r",
+             str(tmp_path / "chapters" / stems[0] / "requirements.txt")],
+            capture_output=True, text=True, timeout=1200)
+        assert installed.returncode == 0, (stems, installed.stderr[-3000:])
+        for stem in stems:
+            folder = tmp_path / "chapters" / stem
+            ran = subprocess.run([str(python), *chapter_command(folder, stem)], cwd=folder,
+                                 capture_output=True, text=True, timeout=900,
+                                 env=isolated_env() | {"JIT_DOCS_QUICK": "1"})
+            if ran.returncode != 0:
+                failures.append(f"{stem}: {ran.stderr[-2000:]}")
+        shutil.rmtree(venv, ignore_errors=True)
+    assert not failures, "\n\n".join(failures)
