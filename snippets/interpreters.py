@@ -97,8 +97,9 @@ def quickened(fn=selu_python):
     """What CPython swapped into `fn`'s bytecode while it ran (Python 3.11+).
 
     specialized: an instruction for the types it has met (BINARY_OP_MULTIPLY_FLOAT);
-    fused: a superinstruction, two instructions run by one dispatch
-    (LOAD_FAST__LOAD_FAST: the name joins the two with a double underscore).
+    fused: a superinstruction made while running, two instructions run by one
+    dispatch (3.11's LOAD_FAST__LOAD_FAST: a double underscore joins the two;
+    3.13's compiler writes LOAD_FAST_LOAD_FAST into the plain bytecode instead).
     """
     plain = [i.opname for i in dis.get_instructions(fn)]
     quick = [i.opname for i in dis.get_instructions(fn, adaptive=True)]
