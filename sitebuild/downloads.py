@@ -78,11 +78,9 @@ def _distributions() -> dict[str, list[str]]:
 def requirements(files: list[Path], requirements_txt: Path) -> str:
     """The pinned lines of requirements.txt that these files need to run.
 
-    A distribution is needed when a file imports it, uses a JAX feature that imports it
-    (jax.export needs flatbuffers), or when a needed distribution depends on it (jax
-    needs jaxlib, which no snippet imports).
+    A distribution is needed when a file imports it or uses a JAX feature that imports it,
+    or when a needed distribution depends on it (jax needs jaxlib, which no snippet imports).
     """
-    through_jax = {"flatbuffers": "jax.export"}  # distribution -> what a file writes
     pinned = {}
     for line in requirements_txt.read_text(encoding="utf-8").splitlines():
         spec = line.split("#")[0].strip()
@@ -90,7 +88,7 @@ def requirements(files: list[Path], requirements_txt: Path) -> str:
             pinned[_normal(re.split(r"[=<>!~\[ ]", spec)[0])] = spec
     distributions = _distributions()
     todo = [_normal(d) for f in files for name in snippet_runs.module_imports(f) for d in distributions.get(name, [])]
-    todo += [_normal(d) for d, use in through_jax.items() if any(use in f.read_text(encoding="utf-8") for f in files)]
+    todo += [_normal(d) for d, use in {"flatbuffers": "jax.export"}.items() if any(use in f.read_text(encoding="utf-8") for f in files)]
     needed: set[str] = set()
     while todo:
         name = todo.pop()

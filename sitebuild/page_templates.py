@@ -174,6 +174,8 @@ def render_cell(cell, words: dict, fmt: dict, where: str) -> str:
             return fmt["ratio"](cell["ratio"], *(cell.get("range") or (None, None)))
         if "bold" in cell:
             return f"**{render_cell(cell['bold'], words, fmt, where)}**"
+        if "pair" in cell:  # a value and, in brackets, another: "4.2 ms (1.2×)"
+            return "{} ({})".format(*(render_cell(c, words, fmt, where) for c in cell["pair"]))
         if "word" in cell:
             return worded(cell["word"], words, cell.get("fields", {}), where)
     if isinstance(cell, (int, float)) and not isinstance(cell, bool):

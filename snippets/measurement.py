@@ -327,6 +327,11 @@ def bold(cell) -> dict:
     return {"bold": cell}
 
 
+def pair(cell, other) -> dict:
+    """A cell and, in brackets, another: a time and its ratio to a yardstick."""
+    return {"pair": [cell, other]}
+
+
 def plain_cell(cell) -> str:
     """A cell as text without an edition's words (a reader's terminal: keys show)."""
     if isinstance(cell, dict):

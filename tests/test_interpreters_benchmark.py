@@ -186,7 +186,8 @@ def test_bytecode_holds_the_instructions_the_chapter_names(built_site):
     chapter = (ROOT / "docs" / "interpreters.md").read_text()
     named = set(re.findall(r"`([A-Z][A-Z_]{2,})`", chapter))
     assert set(ib.NAMED) <= named
-    assert named <= opnames | {"DO_TRACING"}, named - opnames
+    # names the note gives that are not in this listing: what 3.11 fused, how 3.13 counts
+    assert named <= opnames | {"LOAD_FAST__LOAD_FAST", "INSTRUMENTED_INSTRUCTION"}, named - opnames
 
 
 def test_the_instruction_counts_add_up(built_site):
