@@ -118,7 +118,11 @@ def measure(quick: bool) -> dict:
     ns = sizes(quick)
     normal = normal_prefixes([*ns, n + 1])
     inputs = {"docs": docs_input(n), **{size: normal[size] for size in ns}}
-    timed = time_calls(three_ways(inputs), repeats=repeats, min_sample_s=min_sample)
+    calls = three_ways(inputs)
+    # the same values made positive: NumPy's and jit's work without random signs
+    positive = three_ways({"positive": jnp.abs(normal[n])})
+    calls.update({("positive", w): positive["positive", w] for w in ("numpy", "jit")})
+    timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
     busy = {
         way: cores_busy(
             three_ways({"docs": inputs["docs"]})["docs", way], 0.1 if quick else 0.3
@@ -134,6 +138,7 @@ def measure(quick: bool) -> dict:
             "xla_threads": [xla_threads(normal[size]) for size in ns],
             **{way: [timed[size, way].as_dict() for size in ns] for way in WAYS},
         },
+        "positive": {way: timed["positive", way].as_dict() for way in ("numpy", "jit")},
         "threads": {"xla": xla_threads(inputs["docs"]), "cores_busy": busy},
         "first_call": first_calls(quick, normal[n], normal[n + 1]),
     }
@@ -187,6 +192,14 @@ def report(data: dict) -> Report:
             )
             for a in ("eager", "numpy")
             for where, i in (("normal", row), ("smallest", 0), ("largest", -1))
+        },
+        # Do random signs cost NumPy, or jit, more than the same values made positive?
+        **{
+            f"{way}_signs": compare(
+                normal[way], data["positive"][way], ("signs", "positive"),
+                (f"scaling.{way}.{row}", f"positive.{way}"),
+            )
+            for way in ("numpy", "jit")
         },
     }
     plan = data["threads"]["xla"] is not None  # XLA:CPU writes a thread plan; no other
