@@ -3,6 +3,7 @@ language links and figures, and that it only reuses the English build's numbers.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -191,3 +192,15 @@ def test_a_korean_build_that_fails_under_serve_says_so_at_ko_until_its_inputs_ch
         assert not queue.idle()
     finally:
         queue.stop()
+
+
+def test_the_theme_speaks_korean_as_an_editor_writes_it(built_site):
+    """overrides/partials/language.html corrects Material's Korean strings, copyright.html
+    words its footer, and mkdocs.ko.yml describes the site in Korean; English stays as is."""
+    korean, english = ((built_site / p / "index.html").read_text(encoding="utf-8") for p in ("ko", "."))
+    for text in ("내비게이션", "언어 선택", "맨 위로", "이 사이트를 만든 도구"):
+        assert text in korean, text
+    for text in ("네비게이션", "언어설정", "맨위로", "Made with"):
+        assert text not in korean, text
+    assert re.search(r'<meta name="description" content="[^"]*[가-힣]', korean)
+    assert "Made with" in english and 'aria-label="Navigation"' in english
