@@ -366,7 +366,7 @@ def machine_fields(envs: list[dict], words: dict) -> dict:
     for env in envs:
         libraries.update(env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")})
     first = envs[0]
-    return dict(cpu=first.get("cpu"), cores=counted(words["stamp"]["cores"], first.get("cores")),
+    return dict(cpu=first.get("cpu"), cores=counted(words["stamp"]["cores"], first.get("cores")), python=first.get("python", "?"),
                 backend=backend_and_device(first), libraries=", ".join(f"{k} {v}" for k, v in libraries.items()))
 
 

@@ -80,7 +80,7 @@ def test_the_pages_sentences_follow_the_data_in_both_editions():
     assert "설계 C의 스텝이 가장 느린 설계 A의 스텝보다 1.6배 빨랐다" in pages["docs-ko"]
     assert "This machine behaved differently" in pages["docs"]  # parameters 0.002 apart
     assert "In design B the donated step was 2× faster; in design C the donated step was 2× slower" in pages["docs"]
-    assert "donation한 스텝이 하지 않은 스텝보다 2배 빨랐다" in pages["docs-ko"]
+    assert "기부한 스텝이 하지 않은 스텝보다 2배 빨랐다" in pages["docs-ko"]
 
 
 def test_the_home_page_words_the_parameters_from_the_verdict():
