@@ -83,8 +83,11 @@ def load(path: Path) -> dict:
         }
     machine = backends["tpu"]["machine"]
     dates = sorted(d for b in BACKENDS for d in backends[b]["dates"])
+    # the one-minute load average, at each process's start and end (0 under gVisor)
+    loads = [float(r[k]) for r in rows for k in ("load_start", "load_end") if r[k]]
     data["machine"] = {**machine, "date": dates[0][:10], "from": dates[0][11:16],
-                       "to": dates[-1][11:16], "rows": summary["rows"]}
+                       "to": dates[-1][11:16], "rows": summary["rows"],
+                       "load": max(loads, default=None)}
     # The stamp's parts: measured by accelerator/measure.py on that machine, not by the
     # build that renders them (snippets/measurement.py `main` takes these).
     data["libraries"] = {k: machine[k] for k in ("jax", "jaxlib", "numpy")}
