@@ -62,7 +62,6 @@ def load(path: Path) -> dict:
             ).split("batch=")[1])}
     for b in BACKENDS:
         s, h = backends[b]["scaling"], backends[b]["history"]
-        ratios = backends[b]["eager_over_jit"]["scaling"]
         data[b] = {
             "selu": {w: [timing(s.get(f"selu_{w}_{n}")) for n in data["n"]]
                      for w in WAYS},
@@ -75,12 +74,14 @@ def load(path: Path) -> dict:
                 "first_compile", "first_call", "deeponet_jit_first", "deeponet_jit",
                 "deeponet_eager")},
             "first_op": timing(s.get("first_op_s")),
-            "eager_over_jit": {
-                "selu": [ratios[f"selu_{n}"]["median"] for n in data["n"]],
-                "deeponet": [ratios[f"deeponet_b{x}"]["median"]
-                             for x in data["batch"]]},
             "processes": backends[b]["processes"],
         }
+        # eager over jit, of the medians: the ratios the verdicts word, so that the
+        # tables and the sentences give one number
+        data[b]["eager_over_jit"] = {
+            way: [e["median"] / j["median"] for e, j in
+                  zip(data[b][way]["eager"], data[b][way]["jit"])]
+            for way in ("selu", "deeponet")}
     machine = backends["tpu"]["machine"]
     dates = sorted(d for b in BACKENDS for d in backends[b]["dates"])
     # the one-minute load average, at each process's start and end (0 under gVisor)
