@@ -50,8 +50,9 @@ NUMBER = re.compile(r"(?<!\w)(?:[0-9a-f]{32,}\b|0x[0-9a-f]+\b|[-+]?\d[\d,]*(?:\.
 # The site's prose limits (issue "Answers first"), in every mode: a chapter's words, the how-page's, the whole site's.
 # tests/tools/test_measure_build.py holds the quick build to them; this script's report, the full build.
 # "all" was 15,000 for twelve pages; the thirteenth, history/ (issue 35), brought ~1,300 words and
-# the data-chosen verdict sentences (issue 32) ~1,100: raised until a trim pass (the round's notes).
-WORD_LIMITS = {"all": 17_500, "chapter": 2_200, "how-this-site-is-built/": 1_500}
+# the data-chosen verdict sentences (issue 32) ~1,100: raised until a trim pass (the round's notes);
+# the fourteenth, accelerator/ (issue 45), brought ~900 more.
+WORD_LIMITS = {"all": 18_500, "chapter": 2_200, "how-this-site-is-built/": 1_500}
 
 
 def over_word_limits(words: dict[str, int]) -> dict[str, int]:
