@@ -148,3 +148,11 @@ def test_what_numpys_time_is_made_of_follows_the_signs_measurement():
     assert "branch prediction" in branching["docs"] and "branch prediction" not in passes["docs"]
     assert "분기 예측" in branching["docs-ko"] and "분기 예측" not in passes["docs-ko"]
     assert "its passes over memory" in passes["docs"]
+
+
+def test_the_signs_sentence_credits_jit_only_where_jit_beat_numpy():
+    data = sample_data(numpy=(12e-6, 40e-6, 100e-6))  # NumPy faster than jit at n
+    assert report(data).verdicts["numpy_vs_jit_normal"]["winner"] == "numpy"
+    pages = rendered(data)
+    assert "branch prediction" in pages["docs"] and "what jit saves" not in pages["docs"]
+    assert "분기 예측" in pages["docs-ko"] and "아끼는 것" not in pages["docs-ko"]
