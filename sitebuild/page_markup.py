@@ -38,10 +38,8 @@ audit times, at 4x CPU throttling):
   counts as blocking) starts after the page's first frame instead of before it: the page
   is read while the script sets up. Its download still starts at once (a preload link),
   and the loader hands it the DOMContentLoaded event it waits for, which has passed by then.
-  The no-JavaScript rendering Material designs for is what the first frame shows.
-  Paired Lighthouse audits, 2 cores, 2026-12-02, medians of four, before and after both:
-  selu 92 to 98, jit 91 to 97, training-loop-pauses 90 to 98 (how-this-site-is-built has
-  the current figures).
+  The no-JavaScript rendering Material designs for is what the first frame shows
+  (how-this-site-is-built has the Lighthouse figures, before and after).
 """
 
 from __future__ import annotations

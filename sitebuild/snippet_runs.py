@@ -1,16 +1,15 @@
 """Run build snippets (and notebooks) in subprocesses, and cache what they write.
 
 Independent of MkDocs: `hook.py` is the only glue. A build snippet is a file under
-snippets/ that accepts ``--out DIR [--quick]`` and writes ``DIR/results.json`` plus its
-figures (see snippets/measurement.py); its tables travel inside results.json.
+snippets/ that accepts ``--out DIR [--quick] [--reads CACHE]`` and writes
+``DIR/results.json`` (snippets/measurement.py); it may read other snippets' results.
 
-Results are reused only while their cache key is unchanged: the snippet, every snippet
-it imports (recursively), requirements.txt and requirements.lock, this file, the
-Python/jax/jaxlib versions, the CPU model and core count, and the mode (quick or full).
+Results are reused while their cache key holds: the snippet, every snippet it imports,
+the results it reads, requirements.txt and .lock, this file, the Python/jax/jaxlib
+versions, the CPU model and core count, and the mode (quick or full).
 
-Runs see the build's environment less JAX's and XLA's own settings (`JAX_*`, `XLA_*`:
-x64, flags, a persistent compilation cache ...): those would change what is measured
-without changing the cache key, so every measurement runs on JAX's defaults.
+Runs see the build's environment less JAX's and XLA's settings (`JAX_*`, `XLA_*`), which
+would change what is measured without changing the key: measurements run on defaults.
 
 Each run writes into a scratch folder that replaces the cached one only once complete,
 and runs in its own process group: `stop_all()` (serve's shutdown) or an interrupt of
@@ -166,12 +165,22 @@ def data_files(snippet: Path, root: Path) -> list[Path]:
     return []
 
 
-def cache_key(snippet: Path, snippets_dir: Path, requirements: Path, quick: bool) -> dict:
+def reads(snippet: Path) -> list[str]:
+    """The build snippets whose results `snippet` reads: each `shared("name", ...)` in it
+    (snippets/measurement.py). The build runs them first and keys it on their results."""
+    return sorted({node.args[0].value for node in ast.walk(ast.parse(snippet.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "shared"
+                   and node.args and isinstance(node.args[0], ast.Constant)})
+
+
+def cache_key(snippet: Path, snippets_dir: Path, requirements: Path, quick: bool, cache_root: Path) -> dict:
     files = files_key(imported_snippets(snippet, snippets_dir), snippets_dir)
     root = snippets_dir.parent
     files.update({p.relative_to(root).as_posix(): digest(p.read_bytes()) if p.is_file() else None
                   for p in data_files(snippet, root)})
-    return {"files": files, "quick": quick, **environment_key(requirements)}
+    read = {name: digest(f.read_bytes()) if (f := cache_root / name / RESULTS_FILE).is_file() else None
+            for name in reads(snippet)}
+    return {"files": files, "reads": read, "quick": quick, **environment_key(requirements)}
 
 
 def digest(data: bytes, length: int = 16) -> str:
@@ -452,7 +461,7 @@ def lookup(name: str, *, snippets_dir: Path, cache_root: Path, requirements: Pat
         raise SnippetRunError(f"build snippet '{name}' not found: expected {snippet}; "
                               "fix its name in extra.build_snippets of mkdocs.yml")
     remove_abandoned_scratch(cache_root)
-    key = cache_key(snippet, snippets_dir, requirements, quick)
+    key = cache_key(snippet, snippets_dir, requirements, quick, cache_root)
     folder = cache_root / name
     if cached_key(folder) != key:
         return key, None
@@ -480,7 +489,7 @@ def run_snippet(name: str, *, snippets_dir: Path, cache_root: Path, requirements
         log(f"{name}: not passing on {', '.join(ignored)} "
             "(measurements run on JAX's default settings)")
     snippet = snippets_dir / f"{name}.py"
-    flags = ["--quick"] if quick else []
+    flags = (["--quick"] if quick else []) + (["--reads", str(cache_root)] if reads(snippet) else [])
     seconds = run_into_cache(
         lambda out: [sys.executable, str(snippet), "--out", str(out), *flags],
         folder=folder, key=key, expected=RESULTS_FILE, timeout=timeout,
@@ -496,15 +505,15 @@ def results_for(names: list[str], *, serving=None, remeasure: bool = False, time
     """Each build snippet's results and folder, and serve's status line for it.
 
     `mkdocs build` (no `serving` queue) runs every stale snippet now, `workers` at a time
-    (runs_at_once). `mkdocs serve` hands each stale one to its
-    background queue (background_runs.py) and gives None for it until it is measured: never
-    an old number in its place."""
+    (runs_at_once). `mkdocs serve` queues each stale one (background_runs.py) and gives None
+    for it until it is measured: never an old number in its place."""
     results, folders, status = {}, {}, {}
     places = {name: f"[{i}/{len(names)}] " for i, name in enumerate(names, 1)}
-    if serving is None:
-        runs = side_by_side({name: lambda name=name: run_snippet(
+    waves, runs = in_waves(names, paths["snippets_dir"]), {}  # in_waves checks their order
+    for wave in (waves if workers > 1 else [names]) if serving is None else []:
+        runs.update(side_by_side({name: lambda name=name: run_snippet(
             name, remeasure=remeasure, timeout=timeout, log=log, place=places[name], **paths)
-            for name in names}, workers)
+            for name in wave}, workers))
     for name in names:
         if serving is None:
             run = runs[name]
@@ -517,6 +526,23 @@ def results_for(names: list[str], *, serving=None, remeasure: bool = False, time
             status[name] = serving.status(name)
         results[name], folders[name] = (run.results, run.folder) if run else (None, None)
     return results, folders, status
+
+
+def in_waves(names: list[str], snippets_dir: Path) -> list[list[str]]:
+    """`names` in groups that may run side by side, each after the snippets it reads,
+    which extra.build_snippets must list before it (serve measures in that order)."""
+    waves: list[list[str]] = []
+    for i, name in enumerate(names):
+        needs = reads(snippets_dir / f"{name}.py")
+        if missing := [n for n in needs if n not in names[:i]]:
+            raise SnippetRunError(f"build snippet '{name}' reads the results of {', '.join(missing)}: "
+                                  f"list {'them' if len(missing) > 1 else 'it'} before '{name}' in "
+                                  "extra.build_snippets of mkdocs.yml")
+        wave = 1 + max((w for w, group in enumerate(waves) if set(needs) & set(group)), default=-1)
+        if wave == len(waves):
+            waves.append([])
+        waves[wave].append(name)
+    return waves
 
 
 def site_files(folders: dict[str, Path | None], results: dict[str, dict | None]) -> list[tuple[str, dict]]:

@@ -25,10 +25,10 @@ import numpy as np
 from compilers import (bytes_moved_eagerly, bytes_moved_fused, cache_entries,
                        compile_ahead_of_time, configured_late, export_selu, first_call,
                        fused_listing, fusions, in_fresh_process, jit_cache_capacities,
-                       load_selu, programs_held, scale_jit, stages, without_metadata)
+                       load_selu, programs_held, stages, without_metadata)
 from measurement import (Report, Table, Timing, bold, compare, fact, main, ratio_of,
-                         relative_paths, seconds, time_calls, timing, word)
-from selu import eager_call, jit_call, random_input
+                         relative_paths, seconds, shared, timing, word)
+from selu import jit_call
 
 N_LISTING = 1_000_000  # the shape the listings are compiled for (no data needed)
 # What the page says of jit's in-memory caches (jax 0.12.0.1: jax/_src/pjit.py, util.py)
@@ -88,19 +88,13 @@ def listings(n, backend):
 
 
 def memory_traffic(quick):
-    """Eager SELU, jitted SELU and a jitted `1.05 * x` timed in turns at each size, on
-    random_input(n)'s values (standard normal float32, seed 0, as the SELU chapter)."""
-    sizes = [10**3, 10**5] if quick else [10**3, 10**4, 10**5, 10**6, 10**7]
-    repeats, min_sample = (5, 0.001) if quick else (7, 0.01)
-    pool = np.asarray(random_input(sizes[-1]))  # one draw, no compilation per size:
-    inputs = {n: jnp.asarray(pool[:n]) for n in sizes}  # random_input(n)'s values
-    kinds = {"eager": eager_call, "jit": jit_call,
-             "scale_jit": lambda x: scale_jit(x).block_until_ready()}
-    calls = {(n, kind): lambda fn=fn, x=x: fn(x)
-             for n, x in inputs.items() for kind, fn in kinds.items()}
-    timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
-    return {"n": sizes, "repeats": repeats,
-            **{kind: [timed[n, kind].as_dict() for n in sizes] for kind in kinds}}
+    """Eager SELU, jitted SELU and a jitted `1.05 * x` over n: the SELU chapter's
+    measurement (timed in turns there, on random_input(n)'s values), read, not
+    measured again."""
+    sel = shared("selu_benchmark", quick)
+    scaling = sel["scaling"]
+    return {"n": scaling["n"], "repeats": sel["repeats"], "processes": sel["processes"],
+            **{kind: scaling[kind] for kind in ("eager", "jit", "scale_jit")}}
 
 
 def in_memory():

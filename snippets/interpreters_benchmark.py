@@ -16,28 +16,30 @@ from interpreters import (RUNGS, instructions_executed, instructions_per_element
                           ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
                           selu_python)
 from measurement import (CLOSE, Report, Table, compare, fact, fmt_seconds, main,
-                         ratio, ratio_of, seconds, time_calls, timing, word)
+                         ratio, ratio_of, seconds, shared, time_calls, timing, word)
 from selu import random_input, selu
-from selu_benchmark import cores_busy, xla_threads
 
 KEYS = {"python": "pure Python", "numpy": "NumPy", "eager": "eager JAX",
         "jit": "jax.jit"}  # data's keys: RUNGS' names
 COLORS = {"python": "C3", "numpy": "C2", "eager": "C0", "jit": "C1"}
-SMALL = (10, 100, 1000)  # a jitted call on this many values, beside the call on one
 # The CPython the page's note on quickening and counting describes (its facts checked
 # there; on another Python the page says what that Python did).
 NOTE_PYTHON = "3.13"
 # The instructions the page names and describes: present in the loop on every Python.
 NAMED = ("FOR_ITER", "COMPARE_OP", "BINARY_OP", "CALL", "JUMP_BACKWARD")
+COMPILED = ("numpy", "eager", "jit")  # the rungs the SELU chapter times
 BUSY = 1.2  # eager JAX's cores busy from here on: more than one thread worked
 
 
 def measure(quick: bool) -> dict:
-    """Time the four rungs on the same data; show the bytecode and count it."""
-    n = 10**4 if quick else 10**6
-    repeats, min_sample = (5, 0.002) if quick else (11, 0.01)
+    """Time the pure-Python rung beside the SELU chapter's measurement of the other
+    three (one number per quantity on every page); show the bytecode and count it."""
+    sel = shared("selu_benchmark", quick)  # NumPy, eager JAX and jax.jit, timed there
+    n = sel["n"]
+    at = sel["scaling"]["n"].index(n)
+    repeats, min_sample = (5, 0.002) if quick else (7, 0.01)
 
-    # -- one run, one n, one input for every rung
+    # -- one n, one input for every rung: random_input(n), as the SELU chapter's
     x = random_input(n)
     inputs = ladder_inputs(x)
     results = {name: np.asarray(rung(inputs[name]), dtype=np.float32)
@@ -46,9 +48,11 @@ def measure(quick: bool) -> dict:
               if not np.allclose(values, results["jax.jit"], rtol=1e-5, atol=1e-6)]
     fact("interpreters.rungs_agree", not differ,
          f"these rungs differ from jax.jit: {differ}")
-    timed = time_calls({key: lambda rung=RUNGS[name], arg=inputs[name]: rung(arg)
-                        for key, name in KEYS.items()},
-                       repeats=repeats, min_sample_s=min_sample)
+    # The loop on every value, and on the first alone (the fixed cost of one call)
+    one = ladder_inputs(jnp.asarray(np.asarray(x)[:1]))
+    python = time_calls({"ladder": lambda: selu_python(inputs["pure Python"]),
+                         "one": lambda: selu_python(one["pure Python"])},
+                        repeats=repeats, min_sample_s=min_sample)
     bytecode = {"plain": loop_body_bytecode(),  # and after many runs, quickened:
                 "adaptive": loop_body_bytecode(adaptive=True)}
     swapped = quickened()
@@ -56,18 +60,6 @@ def measure(quick: bool) -> dict:
     fact("interpreters.named_instructions", not named,
          f"Python {platform.python_version()}'s loop has no {named}:\n"
          + bytecode["plain"])
-
-    # -- the fixed cost of one call: the same rungs on x's first element (the value
-    # random_input(1) draws), through NumPy: no JAX program compiled to draw or slice;
-    # and jitted calls on the first 10, 100, 1,000 values, in the same rotation
-    first = np.asarray(x)
-    one = ladder_inputs(jnp.asarray(first[:1]))
-    small = {size: jnp.asarray(first[:size]) for size in SMALL}
-    calls = {("one", key): lambda rung=RUNGS[name], arg=one[name]: rung(arg)
-             for key, name in KEYS.items()}
-    calls.update({("small", size): lambda arg=arg: RUNGS["jax.jit"](arg)
-                  for size, arg in small.items()})
-    fixed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
 
     # -- how many dispatches each rung makes per call
     counts = instructions_per_element()
@@ -81,21 +73,23 @@ def measure(quick: bool) -> dict:
          f"{len(sample)} elements ran {counted} instructions; the per-branch counts "
          f"{counts} predict {predicted}")
 
+    small = sel["small"]  # jitted calls on 1, 10, 100 values; 1,000 is the scaling's
+    sizes = [*small["n"][1:], sel["scaling"]["n"][0]]
     return {
         "n": n, "repeats": repeats, "positive": positive, "instructions": counts,
+        "processes": sel["processes"],
         "python_instructions": (counts["fixed"] + counts["positive"] * positive
                                 + counts["negative"] * (n - positive)),
         "one_python_instructions": instructions_executed(selu_python,
                                                          one["pure Python"]),
         "operations": len(jax.make_jaxpr(selu)(x).jaxpr.eqns),  # the formula's
-        "ladder": {key: timed[key].as_dict() for key in KEYS},
-        "one": {key: fixed["one", key].as_dict() for key in KEYS},
-        "small": {"n": list(SMALL),
-                  "jit": [fixed["small", size].as_dict() for size in SMALL]},
-        "threads": {"xla": xla_threads(inputs["jax.jit"]),
-                    "eager_cores_busy": cores_busy(  # the eager rung blocks itself
-                        lambda: RUNGS["eager JAX"](inputs["eager JAX"]),
-                        0.1 if quick else 0.3)},
+        "ladder": {"python": python["ladder"].as_dict(),
+                   **{key: sel["scaling"][key][at] for key in COMPILED}},
+        "one": {"python": python["one"].as_dict(),
+                **{key: sel["one"][key] for key in COMPILED}},
+        "small": {"n": sizes, "jit": [*small["jit"][1:], sel["scaling"]["jit"][0]]},
+        "threads": {"xla": sel["scaling"]["xla_threads"][at],
+                    "eager_cores_busy": sel["threads"]["cores_busy"]["eager"]},
         "quickening": quickening(swapped, counts),
         "bytecode": bytecode,
     }

@@ -6,7 +6,6 @@ stays cached, break-even, asynchronous dispatch and buffer donation.
 """
 
 import contextlib
-import functools
 import io
 import math
 import mmap
@@ -21,10 +20,8 @@ from compilation import count_compilations
 from jit import (CASES, break_even_range, copies_in, dispatch_timeline, donation_demo,
                  run_case, selu_jaxpr, selu_loud, set_first, three_calls, time_one_call)
 from measurement import (Report, Table, Timing, compare, fact, main, ratio, ratio_of,
-                         relative_paths, seconds, time_calls, timing, trend, word)
-from selu import (eager_call, first_call_stages, jit_call, numpy_call, random_input,
-                  selu_jit)
-from selu_benchmark import xla_threads
+                         relative_paths, seconds, shared, timing, trend, word)
+from selu import random_input, selu_jit
 
 FIRST = (0, 1, True, 1)  # an empty cache: one entry, one trace, one compilation
 # What the page says of each cache case: for every call, (cache size before, after,
@@ -60,19 +57,15 @@ def measure(quick: bool) -> dict:
     data["effects"] = effects_and_the_fast_path()
     data["in_place_copies"] = capture_in_place()
     took["tracing_and_cache"] = time.perf_counter() - start
-    # One draw of standard normal float32 values (seed 0); each size takes its first n.
-    # (Drawing each size anew would compile the random generator once per shape.)
-    largest = max(break_even_sizes(quick) + [DISPATCH_N])
-    pool = np.asarray(random_input(largest))
-    data["input"] = {"pool": largest, "seed": 0}
+    # One draw of standard normal float32 values (seed 0), random_input(DISPATCH_N);
+    # random_input(5)'s values are its first five: JAX's draws for one seed are
+    # prefixes of each other, and taking them costs no compilation
+    pool = np.asarray(random_input(DISPATCH_N))
+    data["input"] = {"pool": DISPATCH_N, "seed": 0}
     start = time.perf_counter()
-    data["dispatch"] = measure_dispatch(quick, jnp.asarray(pool[:DISPATCH_N]))
+    data["dispatch"] = measure_dispatch(quick, jnp.asarray(pool))
     took["dispatch"] = time.perf_counter() - start
-    start = time.perf_counter()
-    data["break_even"] = measure_break_even(quick, pool)
-    took["break_even"] = time.perf_counter() - start
-    # random_input(5)'s values, as the pool's first five: JAX's draws for one seed
-    # are prefixes of each other, and taking them costs no compilation
+    data["break_even"] = measure_break_even(quick)
     data["donation"] = capture_donation(jnp.asarray(pool[:5]))
     data["seconds"] = took
     return data
@@ -248,37 +241,16 @@ def measure_dispatch(quick, x) -> dict:
 
 # ---------------------------------------------------------------- break-even
 
-def break_even_sizes(quick):
-    return [10**3, 10**5] if quick else [10**k for k in range(3, 8)]
-
-
-def measure_break_even(quick, pool) -> dict:
-    """Per size: the first jitted call (from empty caches), and steady calls of jit,
-    eager JAX and NumPy, timed in turns; XLA:CPU's threads for the jitted loop."""
-    first_repeats = 2 if quick else 5
-    ways = ("first", "compiling", "jit", "eager", "numpy")
-    out = {"n": break_even_sizes(quick), "first_repeats": first_repeats, "repeats": [],
-           "xla_threads": [], **{way: [] for way in ways}}
-    for n in out["n"]:
-        x_np = pool[:n]
-        x = jnp.asarray(x_np)
-        # Eager JAX and NumPy take 0.1 s or more per call at n = 10^7: fewer samples.
-        repeats, warmup = (5, 2) if quick else (9, 2) if n <= 10**5 else (5, 1)
-        timed = time_calls({"jit": functools.partial(jit_call, x),
-                            "eager": functools.partial(eager_call, x),
-                            "numpy": functools.partial(numpy_call, x_np)},
-                           repeats=repeats, warmup=warmup,
-                           min_sample_s=0.002 if quick else 0.005)
-        out["repeats"].append(repeats)
-        out["xla_threads"].append(xla_threads(x))  # None: XLA wrote no thread plan
-        # Last, because each first call starts by clearing every cache (eager's too).
-        stages = [first_call_stages(x) for _ in range(first_repeats)]
-        out["first"].append(Timing([sum(s.values()) for s in stages], 1).as_dict())
-        out["compiling"].append(
-            Timing([s["trace_and_lower"] + s["compile"] for s in stages], 1).as_dict())
-        for way in ("jit", "eager", "numpy"):
-            out[way].append(timed[way].as_dict())
-    return out
+def measure_break_even(quick) -> dict:
+    """Per size: the first jitted call (from empty caches; its trace and compile), and
+    steady calls of jit, eager JAX and NumPy: the SELU chapter's measurement, read."""
+    sel = shared("selu_benchmark", quick)
+    s, first = sel["scaling"], sel["first_call"]
+    return {"n": s["n"], "first_repeats": first["repeats"],
+            "processes": sel["processes"], "repeats": [sel["repeats"]] * len(s["n"]),
+            "xla_threads": s["xla_threads"],
+            "first": first["sizes"]["first"], "compiling": first["sizes"]["compiling"],
+            **{way: s[way] for way in ("jit", "eager", "numpy")}}
 
 
 # ---------------------------------------------------------------- the report

@@ -458,6 +458,72 @@ def machine_check(repeats: int = 9) -> dict[str, float]:
 # --8<-- [end:machine_check]
 
 
+# ---------------------------------------------------------------- processes
+
+MOVED = 1.5  # the machine check's jitted call, after against before: a state change
+
+
+def state_moved(before: dict, after: dict) -> bool:
+    """Whether the machine changed state while a process measured: its tiny jitted
+    call (machine_check) got MOVED times slower or faster."""
+    ratio_ = after["tiny_jit_call"] / before["tiny_jit_call"]
+    return not 1 / MOVED <= ratio_ <= MOVED
+
+
+def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
+    """measure_once(quick) between two machine checks (in a process of its own)."""
+    keep_freed_memory()  # as main() does, before anything large is allocated
+    repeats = 3 if quick else 9
+    before = machine_check(repeats)
+    data = measure_once(quick)
+    return {"data": data, "check": {"start": before, "end": machine_check(repeats)}}
+
+
+def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) -> dict:
+    """measure_once(quick) in `count` fresh Python processes, one after another, as
+    pyperf does: a number from one process carries that process's luck (where its
+    memory landed, how its threads were placed). A process whose machine check moved
+    (state_moved) is measured again, up to `count` times in all; the page says how
+    often. Returns each kept process's data and the checks of all of them."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")  # a new interpreter, no inherited JAX
+    kept, checks = [], []
+    while len(kept) < count:
+        with spawn.Pool(1) as pool:
+            run = pool.apply(checked, (measure_once, quick))
+        moved = state_moved(run["check"]["start"], run["check"]["end"])
+        left = 2 * count - len(checks) - 1  # attempts still allowed after this one
+        keep = not moved or left < count - len(kept)  # out of attempts: kept, moved
+        checks.append({**run["check"], "moved": moved, "kept": keep})
+        if keep:
+            kept.append(run["data"])
+    return {"processes": kept, "checks": checks}
+
+
+def pooled(timings: list[dict]) -> dict:
+    """One timing from several processes' (Timing.as_dict()): quartiles of all their
+    samples together, so the spread includes how processes differ; and each process's
+    median beside it (`processes`)."""
+    t = Timing([s for t in timings for s in t["samples"]], timings[0]["number"])
+    return {**t.as_dict(), "processes": [t["median"] for t in timings]}
+
+
+READS_FROM: Path | None = None  # main(): where the build keeps other snippets' results
+
+
+def shared(name: str, quick: bool) -> dict:
+    """The data of another build snippet's measurement (`name`, e.g. "selu_benchmark"):
+    in a site build, the very results that snippet wrote (its pages show the same
+    numbers); run alone, measured now by that snippet's own `measure`."""
+    if READS_FROM is not None:
+        path = READS_FROM / name / "results.json"
+        return json.loads(path.read_text(encoding="utf-8"))["data"]
+    import importlib
+
+    return importlib.import_module(name).measure(quick)
+
+
 # ---------------------------------------------------------------- the report
 
 @dataclass
@@ -510,7 +576,11 @@ def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and few repeats (tests, a first preview)")
     parser.add_argument("--out", type=Path, help="folder for results.json")
+    parser.add_argument("--reads", type=Path, help="folder of other snippets' results "
+                        "(the site build's); without it, `shared` measures them")
     args = parser.parse_args(argv)
+    global READS_FROM
+    READS_FROM = args.reads
 
     allocator = keep_freed_memory()  # before anything large is allocated
     plot_style()

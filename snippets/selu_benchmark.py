@@ -4,6 +4,7 @@ python snippets/selu_benchmark.py          # full size: the tables for your mach
 python snippets/selu_benchmark.py --quick  # small sizes, a few seconds
 """
 
+import functools
 import re
 import time
 
@@ -13,15 +14,19 @@ import numpy as np
 
 import published
 from compilation import count_compilations
+from compilers import scale_jit
 from measurement import (
     Report,
     Table,
     Timing,
     bold,
     compare,
+    MOVED,
     fact,
+    in_processes,
     log_log_axes,
     main,
+    pooled,
     ratio,
     ratio_of,
     seconds,
@@ -109,55 +114,114 @@ def sizes(quick):
     return [10**k for k in range(3, 6 if quick else 8)]
 
 
+def headline_n(quick):
+    return 10**5 if quick else 10**6
+
+
+SMALL = (1, 10, 100)  # jitted calls this small are almost all the call's own cost
+PROCESSES = 3  # full size: each timing from this many processes (quick mode: 2)
+
+
 def measure(quick: bool) -> dict:
-    """Time SELU eager, jitted and in NumPy over sizes (the headline's size among them,
-    and the JAX docs' input beside it, in one rotation); split the first jitted call."""
-    repeats, min_sample = (5, 0.002) if quick else (15, 0.01)
-    n = 10**5 if quick else 10**6
+    """Every SELU timing this site shows, each measured once per build: in several
+    fresh processes (measure_once), pooled; the thread counts of this process."""
     check_int32_conversions()
-    ns = sizes(quick)
+    runs = in_processes(measure_once, quick, 2 if quick else PROCESSES)
+    each = runs["processes"]
+
+    def pool(*path):  # one timing (or a list of them) across the processes
+        found = [functools.reduce(lambda d, k: d[k], path, run) for run in each]
+        if isinstance(found[0], list):
+            return [pooled(list(ts)) for ts in zip(*found)]
+        return pooled(found)
+
+    n, ns = headline_n(quick), sizes(quick)
     normal = normal_prefixes([*ns, n + 1])
-    inputs = {"docs": docs_input(n), **{size: normal[size] for size in ns}}
-    calls = three_ways(inputs)
-    # the same values made positive: NumPy's and jit's work without random signs
-    positive = three_ways({"positive": jnp.abs(normal[n])})
-    calls.update({("positive", w): positive["positive", w] for w in ("numpy", "jit")})
-    timed = time_calls(calls, repeats=repeats, min_sample_s=min_sample)
-    busy = {
-        way: cores_busy(
-            three_ways({"docs": inputs["docs"]})["docs", way], 0.1 if quick else 0.3
-        )
-        for way in WAYS
-    }
+    docs = docs_input(n)
+    first = {k: pool("first_call", k) for k in each[0]["first_call"]}
+    at = ns.index(n)
     return {
         "n": n,
-        "repeats": repeats,
-        "docs": {way: timed["docs", way].as_dict() for way in WAYS},
+        "repeats": each[0]["repeats"],
+        "processes": len(each),
+        "checks": runs["checks"],
+        "docs": {way: pool("docs", way) for way in WAYS},
         "scaling": {
             "n": ns,
             "xla_threads": [xla_threads(normal[size]) for size in ns],
-            **{way: [timed[size, way].as_dict() for size in ns] for way in WAYS},
+            **{way: pool("scaling", way) for way in (*WAYS, "scale_jit")},
         },
-        "positive": {way: timed["positive", way].as_dict() for way in ("numpy", "jit")},
-        "threads": {"xla": xla_threads(inputs["docs"]), "cores_busy": busy},
-        "first_call": first_calls(quick, normal[n], normal[n + 1]),
+        "positive": {way: pool("positive", way) for way in ("numpy", "jit")},
+        "one": {way: pool("one", way) for way in WAYS},  # n = 1
+        "small": {"n": list(SMALL), "jit": pool("small", "jit")},
+        "threads": {
+            "xla": xla_threads(docs),
+            "cores_busy": {
+                way: cores_busy(three_ways({"docs": docs})["docs", way],
+                                0.1 if quick else 0.3)
+                for way in WAYS
+            },
+        },
+        "first_call": {
+            # the stages at the headline's size (medians), their sum at every size
+            **{k: first[k][at]["median"] for k in STAGES},
+            "total": first["total"][at],
+            "sizes": {"first": first["total"], "compiling": first["compiling"]},
+            "eager_first_call": first["eager_first_call"],
+            "eager_compilations": each[0]["eager_compilations"],
+            "repeats": len(first["total"][at]["samples"]),
+        },
     }
 
 
-def first_calls(quick, x, x_new):
-    """A fresh function's first jitted call, stage by stage, and eager's first call."""
-    count = 2 if quick else 5  # each clears every cache and compiles anew
-    stages = [first_call_stages(x) for _ in range(count)]
-    # A new shape for eager (n + 1), made before the clock starts (eager_first_call).
-    eager = Timing([eager_first_call(x_new) for _ in range(1 if quick else count)], 1)
+STAGES = ("trace_and_lower", "compile", "first_execution")
+
+
+def scale_call(x):
+    return scale_jit(x).block_until_ready()
+
+
+def measure_once(quick: bool) -> dict:
+    """One process's measurement: every timing in one rotation (time_calls), then the
+    first jitted call at every size and eager's first call (each clears every cache)."""
+    repeats, min_sample = (5, 0.002) if quick else (9, 0.01)
+    n, ns = headline_n(quick), sizes(quick)
+    normal = normal_prefixes([*ns, *SMALL, n + 1])
+    inputs = {"docs": docs_input(n), **{size: normal[size] for size in (*SMALL, *ns)}}
+    calls = three_ways(inputs)
+    calls = {k: c for k, c in calls.items() if k[0] not in SMALL[1:] or k[1] == "jit"}
+    # the same values made positive: NumPy's and jit's work without random signs
+    positive = three_ways({"positive": jnp.abs(normal[n])})
+    calls.update({("positive", w): positive["positive", w] for w in ("numpy", "jit")})
+    # a jitted 1.05 * x: the least work a program can do with each value (compilers)
+    calls.update({(size, "scale_jit"): functools.partial(scale_call, normal[size])
+                  for size in ns})
+    timed = {k: t.as_dict() for k, t in
+             time_calls(calls, repeats=repeats, min_sample_s=min_sample).items()}
+    count = 1 if quick else 2  # first calls per size in this process
+    first = {size: [first_call_stages(normal[size]) for _ in range(count)]
+             for size in ns}
+
+    def stages(size, keys):
+        return Timing([sum(s[k] for k in keys) for s in first[size]], 1).as_dict()
+
     with count_compilations() as compiled:
-        eager_first_call(x_new)
+        eager_first = eager_first_call(normal[n + 1])  # a new shape: compiles again
     return {
-        **{k: float(np.median([s[k] for s in stages])) for k in stages[0]},
-        "total": Timing([sum(s.values()) for s in stages], 1).as_dict(),
-        "eager_first_call": eager.as_dict(),
+        "repeats": repeats,
+        "docs": {way: timed["docs", way] for way in WAYS},
+        "scaling": {way: [timed[size, way] for size in ns]
+                    for way in (*WAYS, "scale_jit")},
+        "positive": {way: timed["positive", way] for way in ("numpy", "jit")},
+        "one": {way: timed[1, way] for way in WAYS},
+        "small": {"jit": [timed[size, "jit"] for size in SMALL]},
+        "first_call": {
+            **{k: [stages(size, (k,)) for size in ns] for k in STAGES},
+            "total": [stages(size, STAGES) for size in ns],
+            "compiling": [stages(size, STAGES[:2]) for size in ns],
+            "eager_first_call": Timing([eager_first], 1).as_dict(),
+        },
         "eager_compilations": compiled.total(),
-        "repeats": count,
     }
 
 
@@ -202,6 +266,12 @@ def report(data: dict) -> Report:
             for way in ("numpy", "jit")
         },
     }
+    checks = data["checks"]  # each process's machine check, before and after
+    moved = sum(c["moved"] and c["kept"] for c in checks)
+    verdicts["machine_state"] = {
+        "kind": "moved" if moved else "remeasured" if len(checks) > data["processes"]
+        else "steady",
+        "remeasured": len(checks) - data["processes"], "moved": moved, "by": MOVED}
     plan = data["threads"]["xla"] is not None  # XLA:CPU writes a thread plan; no other
     tables = {
         "headline": Table(

@@ -25,13 +25,13 @@ def _t(seconds):
 def sample_data(ladder=(1e-3, 30e-6, 400e-6, 20e-6), small=(5.1e-6, 5.2e-6, 5.3e-6), one_jit=5e-6,
                 busy=1.0, xla=1, python="3.13"):
     """Data as measure(quick=True) writes it (n = 10**4); ladder: python, numpy, eager, jit."""
-    return {"n": 10**4, "repeats": 5, "positive": 5000,
+    return {"n": 10**4, "repeats": 5, "positive": 5000, "processes": 2,
             "instructions": {"fixed": 7, "positive": 18, "negative": 25},
             "python_instructions": 7 + 18 * 5000 + 25 * 5000, "one_python_instructions": 25,
             "operations": 6,
             "ladder": {k: _t(s) for k, s in zip(ib.KEYS, ladder)},
             "one": {"python": _t(150e-9), "numpy": _t(6e-6), "eager": _t(50e-6), "jit": _t(one_jit)},
-            "small": {"n": list(ib.SMALL), "jit": [_t(s) for s in small]},
+            "small": {"n": [10, 100, 1000], "jit": [_t(s) for s in small]},
             "threads": {"xla": xla, "eager_cores_busy": busy},
             "quickening": {"python": python, "note_python": ib.NOTE_PYTHON,
                            "specialized": ["BINARY_OP_MULTIPLY_FLOAT"], "fused": [],
@@ -46,7 +46,7 @@ def rendered(data, selu_n=(10**3, 10**4, 10**5)):
     results = {"interpreters_benchmark": {"environment": env, "quick": True,
                                           **results_of(data, ib.report(data), ib.FIGURES)},
                "selu_benchmark": {"environment": env, "quick": True,
-                                  "data": {"scaling": {"n": list(selu_n), "jit": [_t(7e-5)] * len(selu_n)}}}}
+                                  "data": {"repeats": 5, "scaling": {"n": list(selu_n)}}}}
     pages = {}
     for edition in ("docs", "docs-ko"):
         text, meta = get_data((ROOT / edition / "interpreters.md").read_text(encoding="utf-8"))
@@ -87,7 +87,7 @@ def test_tables_are_words_and_numbers():
     assert [row[0] for row in ladder.rows] == [{"word": k} for k in ib.KEYS]
     assert ladder.rows[0][2] == {"word": "dispatch_python", "fields": {"count": 215007}}
     assert ladder.rows[-1][-1] == {"ratio": 1.0} and ladder.fields == {"n": 10**4}
-    assert [row[0] for row in tables["small"].rows] == [1, *ib.SMALL]
+    assert [row[0] for row in tables["small"].rows] == [1, 10, 100, 1000]
 
 
 def test_the_pages_sentences_follow_the_data_in_both_editions():
@@ -101,9 +101,11 @@ def test_the_pages_sentences_follow_the_data_in_both_editions():
     assert "NumPy was" not in step["docs"].split("Of the")[1].split(".")[0]  # jit won at n
 
 
-def test_the_page_names_the_selu_chapters_number_only_at_a_size_it_measured():
-    assert "The SELU chapter times the same jitted call" in rendered(sample_data())["docs"]
-    assert "The SELU chapter times" not in rendered(sample_data(), selu_n=(10**3, 10**5))["docs"]
+def test_the_compiled_rungs_are_named_as_the_selu_chapters_measurement():
+    pages = rendered(sample_data())
+    assert "NumPy, eager JAX and `jax.jit` are the [SELU chapter's measurement]" in pages["docs"]
+    assert "in each of 2 fresh processes (5 samples in each, pooled)" in pages["docs"]
+    assert "[SELU 장의 측정]" in pages["docs-ko"]
 
 
 def test_on_another_python_the_note_says_what_that_python_did():

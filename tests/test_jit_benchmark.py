@@ -248,11 +248,12 @@ def test_the_korean_page_says_donation_with_its_gloss_once_and_no_fragment(data)
     assert "대비 없음" not in ko and "NumPy 대비" not in ko
 
 
-def test_the_other_chapters_number_is_read_not_measured_twice(data):
-    selu = {"data": {"scaling": {"n": [1000, 10000, 100000], "jit": [{"median": 1e-5}] * 2 + [{"median": 7.5e-5}]}},
-            "environment": {}, "quick": True}
-    page = _prose(render(data, "en", results=selu))
-    assert "75 µs there" in page and "SELU chapter's table" in page
+def test_the_break_even_is_the_selu_chapters_measurement_read_not_measured_twice(data):
+    be = data["break_even"]
+    assert be["processes"] == 2 and len(be["first"]) == len(be["n"]) == len(be["jit"])
+    page = _prose(render(data, "en"))
+    assert "the [SELU chapter's measurement](selu.md#how-time-per-call-grows-with-n)" in page
+    assert "in 2 fresh processes" in page
 
 
 # ---------------------------------------------------------------- the build's results

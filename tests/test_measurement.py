@@ -1,6 +1,8 @@
 """snippets/measurement.py: statistics, formatting and the --out contract."""
 
+import functools
 import json
+import operator
 import platform
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import pytest
 from measurement import (DocumentationMismatch, Report, Timing, fact, fmt_ratio, fmt_seconds, machine_check, main,
                          log_log_axes, markdown_table, ratio_range, relative_paths, time_call,
                          time_calls)
+import measurement
 from project import ROOT
 
 
@@ -181,3 +184,31 @@ def test_keep_freed_memory_keeps_a_freed_block_for_reuse():
 
     assert free_bytes_after("default") < 16 << 20  # glibc gave the block back
     assert free_bytes_after("keep") >= 16 << 20
+
+
+def test_pooled_takes_every_process_samples_and_keeps_each_median():
+    runs = [Timing([1.0, 2.0, 3.0], 4).as_dict(), Timing([5.0, 6.0, 7.0], 4).as_dict()]
+    both = measurement.pooled(runs)
+    assert both["median"] == 4.0 and both["samples"] == [1.0, 2.0, 3.0, 5.0, 6.0, 7.0]
+    assert both["processes"] == [2.0, 6.0] and both["number"] == 4
+
+
+@pytest.mark.parametrize("moved, kept", [
+    ([True, False, False], [False, True, True]),  # measured again once
+    ([True] * 4, [False, False, True, True]),  # out of attempts: kept, and says so
+])
+def test_in_processes_measures_again_when_the_machine_state_moved(monkeypatch, moved, kept):
+    states = iter(moved)
+    monkeypatch.setattr(measurement, "state_moved", lambda before, after: next(states))
+    runs = measurement.in_processes(functools.partial(operator.add, 1), True, 2)
+    assert runs["processes"] == [2, 2]  # measure_once(quick=True), in fresh processes
+    assert [c["moved"] for c in runs["checks"]] == moved
+    assert [c["kept"] for c in runs["checks"]] == kept
+    assert set(runs["checks"][0]["start"]) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}
+
+
+def test_the_state_moved_when_the_tiny_jitted_call_changed_speed_by_moved():
+    before = {"tiny_jit_call": 4e-6}
+    assert not measurement.state_moved(before, {"tiny_jit_call": 5.9e-6})
+    assert measurement.state_moved(before, {"tiny_jit_call": 6.1e-6})
+    assert measurement.state_moved(before, {"tiny_jit_call": 2.6e-6})

@@ -267,3 +267,41 @@ def test_side_by_side_raises_the_first_failure_and_stops_the_others(project):
         snippet_runs.results_for(["slow", "broken"], workers=2, timeout=30, log=lambda _: None, **paths)
     with pytest.raises(ProcessLookupError):  # the slow one was killed, not left running
         os.kill(int(pid_file.read_text()), 0)
+
+
+READER = """
+import argparse, json, pathlib
+def shared(name, quick):  # as snippets/measurement.py's: the build hands over its folder
+    return json.loads((args.reads / name / "results.json").read_text())["value"]
+parser = argparse.ArgumentParser()
+parser.add_argument("--out", type=pathlib.Path)
+parser.add_argument("--reads", type=pathlib.Path)
+parser.add_argument("--quick", action="store_true")
+args = parser.parse_args()
+args.out.mkdir(parents=True)
+(args.out / "results.json").write_text(json.dumps({"value": shared("toy", True) + 1}))
+"""
+
+
+def test_a_snippet_reads_another_ones_results_and_is_measured_again_when_they_change(project):
+    (project / "snippets" / "reader.py").write_text(READER)
+    assert snippet_runs.reads(project / "snippets" / "reader.py") == ["toy"]
+    paths = snippet_runs.project_paths(project, quick=True)
+    paths["cache_root"] = project / "cache"
+    for workers in (1, 2):  # in the order listed, or in waves side by side
+        results, _, _ = snippet_runs.results_for(["toy", "reader"], workers=workers, timeout=30,
+                                                 log=lambda _: None, **paths)
+        assert results["reader"]["value"] == results["toy"]["value"] + 1 == 2
+    (project / "snippets" / "helper.py").write_text("VALUE = 5\n")  # toy measures anew:
+    log = []
+    results, _, _ = snippet_runs.results_for(["toy", "reader"], timeout=30, log=log.append, **paths)
+    assert results["reader"]["value"] == 6  # ... and so does the snippet reading it
+    assert any("reader: measuring (changed: reads" in line for line in log), log
+
+
+def test_a_snippet_listed_before_the_one_it_reads_is_explained(project):
+    (project / "snippets" / "reader.py").write_text(READER)
+    assert snippet_runs.in_waves(["toy", "reader", "helper"], project / "snippets") == [
+        ["toy", "helper"], ["reader"]]
+    with pytest.raises(SnippetRunError, match="reads the results of toy: list it before 'reader'"):
+        snippet_runs.in_waves(["reader", "toy"], project / "snippets")
