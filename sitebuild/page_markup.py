@@ -4,23 +4,16 @@ Material and mkdocs-jupyter write markup that the Nu Html Checker rejects, and m
 than a reader's browser needs; the fixes are to markup only, and each says what it fixes.
 tools/audit_pages.py (run by tests/website/test_audits.py) holds every page to it.
 
-- Material's checkbox toggles carry autocomplete="off", which HTML allows on text-like
-  inputs only.
-- Pygments wraps every token of a code block (a page's or a notebook cell's) in a <span>, even names, whitespace,
-  punctuation, operators and number literals, which the site draws in the code's own colour
-  (docs/stylesheets/extra.css): those spans go, leaving the text, and so does the empty
-  <span> that opens each block. On a long chapter they were over half the page's
-  elements, which is what a phone spends its style and layout time on.
-- Material wraps every navigation title in <span class="md-ellipsis"> (to cut an
-  overlong title with an ellipsis); in the navigation and table of contents titles wrap
-  onto a second line instead, so the text stays and the span goes: each page held about
-  fifty. The header's two keep theirs: on a phone a chapter's title is cut there, not
-  drawn under the header's buttons.
+- Material's checkbox toggles lose autocomplete="off" (HTML allows it on text inputs).
+- Pygments' <span> around names, whitespace, punctuation, operators and numbers, drawn in
+  the code's own colour anyway (docs/stylesheets/extra.css), goes, as does the empty one
+  opening each block: on a long chapter they were half a phone's style and layout work.
+- Material's <span class="md-ellipsis"> around every navigation title (about fifty a
+  page) goes: titles wrap instead. The header's two stay (a phone cuts the title there).
 - Output blocks (a code block titled "Output", or "출력" in Korean: what a run printed) get Material's no-copy
   class: no copy button, which also tells them apart from code to run.
-- Glossary terms (sitebuild/glossary.py) are marked with <abbr> at every occurrence; a
-  tooltip at a term's first use on a page is what a reader needs, so later occurrences of
-  the same term become plain text (a long chapter carried dozens).
+- Glossary terms (sitebuild/glossary.py) keep their <abbr> tooltip at a page's first use
+  only (a long chapter carried dozens).
 - Notebook pages (mkdocs-jupyter's template): a MathJax loader with an empty src and its
   configuration, a Mermaid loader that names a CDN (the notebooks have neither math nor
   diagrams), a <style> holding a Python list's repr (a CSS parse error), <style> elements
@@ -30,16 +23,11 @@ tools/audit_pages.py (run by tests/website/test_audits.py) holds every page to i
 Two changes make a page's first screen cheaper on a phone (what Lighthouse's performance
 audit times, at 4x CPU throttling):
 
-- Each top-level h2 heading's section, below the heading, is wrapped in
-  <div class="section-body">, which docs/stylesheets/extra.css lays out only when the
-  reader nears it: a long chapter's first frame styles and lays out its first screen, not
-  the whole page. The headings stay outside, so the table of contents finds them.
-- Material's script (bundle.*.js, one task of style, layout and set-up that Lighthouse
-  counts as blocking) starts after the page's first frame instead of before it: the page
-  is read while the script sets up. Its download still starts at once (a preload link),
-  and the loader hands it the DOMContentLoaded event it waits for, which has passed by then.
-  The no-JavaScript rendering Material designs for is what the first frame shows
-  (how-this-site-is-built has the Lighthouse figures, before and after).
+- Each top-level h2's section, below its heading (the table of contents finds those), is
+  wrapped in <div class="section-body">, laid out only near the screen (extra.css).
+- Material's script (bundle.*.js, which Lighthouse counts as blocking) starts after the
+  first frame, the no-JavaScript rendering Material designs for: its download starts at
+  once (a preload link), and the loader hands it the DOMContentLoaded it waits for.
 """
 
 from __future__ import annotations

@@ -34,11 +34,6 @@ HOW_FAR = "how-this-site-is-built/#how-far-a-timing-moves-between-builds"  # a U
 # A page's snippet include, `--8<-- "file.py:section"` on a line of its own: the file (with its section).
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"[ \t]*$', re.M)
 WORDS_FILE = "words.yml"  # in each edition's docs folder: units, stamps, common headings
-# A full-size run whose machine check (measurement.machine_check, before and after
-# measuring) saw pure Python this much slower or faster at the end says so in its stamp.
-# The tiny jitted call is left out: its dispatch flips between two speeds on shared
-# machines, often. Quick mode runs snippets side by side: no note there.
-SPEED_CHANGE = 1.5
 
 
 def load_words(docs_dir: Path) -> dict:
@@ -51,13 +46,13 @@ def load_words(docs_dir: Path) -> dict:
 
 
 def speed_change(results: dict, words: dict) -> str:
-    """'; machine 1.9× slower by the end' when a run's machine check moved that far."""
+    """'; machine 1.9× slower by the end' when a full-size run's machine check, before and
+    after it measured, moved (measurement.state_moved; quick runs share the cores)."""
     check = {} if results.get("quick") else results.get("machine_check") or {}
-    start, end = ((check.get(when) or {}).get("python_loop") for when in ("start", "end"))
-    if not start or not end or 1 / SPEED_CHANGE < end / start < SPEED_CHANGE:
+    if not check.get("start") or not snippet_runs.measurement().state_moved(check["start"], check["end"]):
         return ""
-    key, factor = ("slower", end / start) if end > start else ("faster", start / end)
-    return words["stamp"][key].format(ratio=f"{factor:.1f}")
+    change = snippet_runs.measurement().state_change(check["start"], check["end"])
+    return words["stamp"]["slower" if change > 1 else "faster"].format(ratio=f"{max(change, 1 / change):.1f}")
 
 
 class PageError(Exception):

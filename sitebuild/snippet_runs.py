@@ -49,8 +49,8 @@ class SnippetRunError(Exception):
     """A build snippet failed; the message names it and says what to do."""
 
 
-class RunStopped(Exception):
-    """The run was stopped from outside (serve shutting down, or its input changed)."""
+class RunStopped(Exception):  # stopped from outside (serve shutting down, or input changed)
+    pass
 
 
 @dataclass
@@ -63,8 +63,7 @@ class SnippetRun:
 
     @property
     def files(self) -> list[Path]:
-        """Every output file the site publishes (results.json, stdout.txt), relative to
-        `folder`: not the key, nor the run's time."""
+        """Every output file the site publishes, relative to `folder` (not key nor run)."""
         return sorted(p.relative_to(self.folder) for p in self.folder.rglob("*") if p.is_file()
                       and p.name not in (KEY_FILE, RUN_FILE))
 
@@ -529,20 +528,14 @@ def results_for(names: list[str], *, serving=None, remeasure: bool = False, time
 
 
 def in_waves(names: list[str], snippets_dir: Path) -> list[list[str]]:
-    """`names` in groups that may run side by side, each after the snippets it reads,
-    which extra.build_snippets must list before it (serve measures in that order)."""
-    waves: list[list[str]] = []
+    """`names` in two groups, each may run side by side: snippets that read no results,
+    then those that do (extra.build_snippets lists them after what they read)."""
+    needs = {name: reads(snippets_dir / f"{name}.py") for name in names}
     for i, name in enumerate(names):
-        needs = reads(snippets_dir / f"{name}.py")
-        if missing := [n for n in needs if n not in names[:i]]:
-            raise SnippetRunError(f"build snippet '{name}' reads the results of {', '.join(missing)}: "
-                                  f"list {'them' if len(missing) > 1 else 'it'} before '{name}' in "
-                                  "extra.build_snippets of mkdocs.yml")
-        wave = 1 + max((w for w, group in enumerate(waves) if set(needs) & set(group)), default=-1)
-        if wave == len(waves):
-            waves.append([])
-        waves[wave].append(name)
-    return waves
+        if bad := [n for n in needs[name] if n not in names[:i] or needs[n]]:
+            raise SnippetRunError(f"build snippet '{name}' reads the results of {', '.join(bad)}: list "
+                                  "each before it in extra.build_snippets of mkdocs.yml (reading none)")
+    return [[n for n in names if not needs[n]], [n for n in names if needs[n]]]
 
 
 def site_files(folders: dict[str, Path | None], results: dict[str, dict | None]) -> list[tuple[str, dict]]:

@@ -303,5 +303,5 @@ def test_a_snippet_listed_before_the_one_it_reads_is_explained(project):
     (project / "snippets" / "reader.py").write_text(READER)
     assert snippet_runs.in_waves(["toy", "reader", "helper"], project / "snippets") == [
         ["toy", "helper"], ["reader"]]
-    with pytest.raises(SnippetRunError, match="reads the results of toy: list it before 'reader'"):
+    with pytest.raises(SnippetRunError, match="reads the results of toy: list each before it"):
         snippet_runs.in_waves(["reader", "toy"], project / "snippets")
