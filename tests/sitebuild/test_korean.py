@@ -23,7 +23,37 @@ def test_the_korean_words_cover_what_the_build_and_the_theme_need():
     for section in ("stamp", "headings", "names", "download"):
         assert set(korean[section]) >= set(english[section]), section
     assert {"dark", "light", "permalink", "footnote_back", "not_found", "banner"} <= set(korean["theme"])
-    assert set(korean["subject"]) == set(korean["with"]) == set(korean["names"]), "every name has its particles"
+    assert set(korean["subject"]) == set(korean["with"]) == set(korean["topic"]) == set(korean["names"]), \
+        "every name has its particles"
+
+
+def _verdict(names, kind="faster", winner=None, ratio=3.4, low=2.0, expected=True):
+    loser = None if winner is None else next(n for n in names if n != winner)
+    return dict(names=names, kind=kind, winner=winner, loser=loser, ratio=ratio, low=low, expected=expected)
+
+
+def test_a_korean_sentence_states_several_verdicts_with_one_subject():
+    """compared(a, b): the name they share is said once, as the topic; topic= leaves it out
+    where the sentence named it already (issue #46: "또 jax.jit이 …" repeated the subject)."""
+    from page_templates import _environment, load_words
+
+    env = _environment(load_words(ROOT / "docs-ko"))
+
+    def said(template, **verdicts):
+        return env.from_string(template).render(**verdicts)
+
+    eager, numpy = _verdict(["eager", "jit"], winner="jit"), _verdict(["numpy", "jit"], winner="jit", ratio=21)
+    assert said("{{ compared(a, b) }}.", a=eager, b=numpy) == "jax.jit은 JAX 즉시 실행보다 3.4배, NumPy보다 21배 빨랐다."
+    numpy_won = _verdict(["numpy", "jit"], winner="numpy", ratio=1.2)
+    assert said("{{ compared(a, b) }}.", a=eager, b=numpy_won) == \
+        "jax.jit은 JAX 즉시 실행보다 3.4배 빨랐고, NumPy보다는 1.2배 느렸다."
+    same = _verdict(["eager", "jit"], kind="same", ratio=1.1, low=0.9)
+    assert said("{{ compared(a, b) }}.", a=same, b=numpy) == \
+        "jax.jit은 JAX 즉시 실행과 시간이 비슷했고(1.1배 이내, 이번 실행의 흩어짐 안), NumPy보다는 21배 빨랐다."
+    step = _verdict(["jit_step", "eager_step"], winner="eager_step", ratio=1.5)
+    assert said('jit 스텝은 25 ms 걸렸고, {{ compared(a, topic="jit_step") }}.', a=step) == \
+        "jit 스텝은 25 ms 걸렸고, jit하지 않은 스텝보다 1.5배 느렸다."
+    assert said("{{ compared(a) }}.", a=eager) == "jax.jit이 JAX 즉시 실행보다 3.4배 빨랐다."
 
 
 def test_language_links_go_to_the_same_page_in_the_other_edition():
