@@ -234,3 +234,40 @@ def test_the_theme_speaks_korean_as_an_editor_writes_it(built_site):
         assert text not in korean, text
     assert re.search(r'<meta name="description" content="[^"]*[가-힣]', korean)
     assert "Made with" in english and 'aria-label="Navigation"' in english
+
+
+def _korean_prose(path) -> str:
+    """A Korean page's words: no code blocks or inline code (code keeps its own names)."""
+    text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "`code`", text)
+
+
+def test_one_korean_term_per_concept_everywhere():
+    """docs-ko/words.yml `terms`: each concept's one Korean term; no page uses a rejected one,
+    and a term the glossary defines is on its glossary line, so its tooltip appears."""
+    from page_templates import load_words
+
+    import glossary
+
+    terms = load_words(ROOT / "docs-ko")["terms"]
+    defined = glossary.abbreviations((ROOT / "docs-ko" / "glossary.md").read_text(encoding="utf-8"))
+    assert [t for t, spec in terms.items() if spec.get("glossary") and t not in defined] == []
+    found = [f"{page.name}: {match.group(0)!r} (write {term}, for {spec['for']})"
+             for page in sorted((ROOT / "docs-ko").glob("*.md")) for text in [_korean_prose(page)]
+             for term, spec in terms.items() for rejected in spec["not"]
+             for match in re.finditer(rejected, text)]
+    assert not found, "\n".join(found)
+
+
+def test_korean_pages_show_tooltips_on_the_korean_terms():
+    """The glossary's Korean forms mark Korean pages' words (재컴파일, 중앙값), particles attached."""
+    import markdown
+
+    import glossary
+
+    forms = glossary.abbreviations((ROOT / "docs-ko" / "glossary.md").read_text(encoding="utf-8"))
+    md = markdown.Markdown(extensions=["abbr", glossary.ParticleAbbr()],
+                           extension_configs={"abbr": {"glossary": forms}})
+    html = md.convert("재컴파일이 없으면 중앙값은 안정 상태의 시간이다.")
+    for term in ("재컴파일", "중앙값", "안정 상태"):
+        assert f'<abbr title="{forms[term]}">{term}</abbr>' in html, term
