@@ -5,7 +5,10 @@ the same code and the same numbers:
   - the same snippet includes (`--8<-- "file.py:section"`), in the same order;
   - the same `{{ ... }}` expressions: tables, figures, stamps and numbers from the build
     (in the same order from section to section; Korean word order may move an expression
-    within its section);
+    within its section). A Korean verdict may join comparisons that share a name in one
+    sentence, `compared(a, b)`, and leave out a subject the sentence already named
+    (`topic="..."`, a word, not a number): it counts as `compared(a)` and `compared(b)`,
+    so every verdict the English page states is stated in the same section;
   - the same heading anchors, in order: a Korean heading keeps its English id explicitly,
     `## 첫 호출 { #the-first-call }` (the default slugify would turn Hangul into `_1`);
   - every number with a unit that the English prose types (`8,192`, `2 cores`, `3×`);
@@ -103,6 +106,21 @@ def anchor(heading_text: str) -> str:
     return markdown.extensions.toc.slugify(plain, "-")
 
 
+def _each_verdict(expression: str) -> list[str]:
+    """`compared(a, b, topic="x")` as the verdicts it states, `compared(a)` and `compared(b)`;
+    any other expression as it is."""
+    call = re.fullmatch(r"compared\((.*)\)", expression)
+    if not call:
+        return [expression]
+    args, depth, start = [], 0, 0
+    for i, char in enumerate(call.group(1) + ","):
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 0:
+            args.append(call.group(1)[start:i].strip())
+            start = i + 1
+    return [f"compared({a})" for a in args if not re.fullmatch(r"\w+ ?= ?(['\"])[\w ]*\1", a)]
+
+
 def structure(text: str) -> dict:
     """What a translation must keep of a page (see the module's docstring)."""
     lines, headings = _prose_and_headings(text)
@@ -112,7 +130,7 @@ def structure(text: str) -> dict:
         if _HEADING.match(line):
             sections.append(current)
             current = Counter()
-        current.update(" ".join(e.split()) for e in _EXPRESSION.findall(line))
+        current.update(v for e in _EXPRESSION.findall(line) for v in _each_verdict(" ".join(e.split())))
     sections.append(current)
     no_expressions = _EXPRESSION.sub(" ", re.sub(r"`[^`]*`", " ", whole))
     kinds = ("list item", "numbered item", "definition", "admonition", "content tab")

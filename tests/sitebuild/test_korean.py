@@ -23,7 +23,37 @@ def test_the_korean_words_cover_what_the_build_and_the_theme_need():
     for section in ("stamp", "headings", "names", "download"):
         assert set(korean[section]) >= set(english[section]), section
     assert {"dark", "light", "permalink", "footnote_back", "not_found", "banner"} <= set(korean["theme"])
-    assert set(korean["subject"]) == set(korean["with"]) == set(korean["names"]), "every name has its particles"
+    assert set(korean["subject"]) == set(korean["with"]) == set(korean["topic"]) == set(korean["names"]), \
+        "every name has its particles"
+
+
+def _verdict(names, kind="faster", winner=None, ratio=3.4, low=2.0, expected=True):
+    loser = None if winner is None else next(n for n in names if n != winner)
+    return dict(names=names, kind=kind, winner=winner, loser=loser, ratio=ratio, low=low, expected=expected)
+
+
+def test_a_korean_sentence_states_several_verdicts_with_one_subject():
+    """compared(a, b): the name they share is said once, as the topic; topic= leaves it out
+    where the sentence named it already (issue #46: "또 jax.jit이 …" repeated the subject)."""
+    from page_templates import _environment, load_words
+
+    env = _environment(load_words(ROOT / "docs-ko"))
+
+    def said(template, **verdicts):
+        return env.from_string(template).render(**verdicts)
+
+    eager, numpy = _verdict(["eager", "jit"], winner="jit"), _verdict(["numpy", "jit"], winner="jit", ratio=21)
+    assert said("{{ compared(a, b) }}.", a=eager, b=numpy) == "jax.jit은 JAX 즉시 실행보다 3.4배, NumPy보다 21배 빨랐다."
+    numpy_won = _verdict(["numpy", "jit"], winner="numpy", ratio=1.2)
+    assert said("{{ compared(a, b) }}.", a=eager, b=numpy_won) == \
+        "jax.jit은 JAX 즉시 실행보다 3.4배 빨랐고, NumPy보다는 1.2배 느렸다."
+    same = _verdict(["eager", "jit"], kind="same", ratio=1.1, low=0.9)
+    assert said("{{ compared(a, b) }}.", a=same, b=numpy) == \
+        "jax.jit은 JAX 즉시 실행과 시간이 비슷했고(1.1배 이내, 이번 실행의 흩어짐 안), NumPy보다는 21배 빨랐다."
+    step = _verdict(["jit_step", "eager_step"], winner="eager_step", ratio=1.5)
+    assert said('jit 스텝은 25 ms 걸렸고, {{ compared(a, topic="jit_step") }}.', a=step) == \
+        "jit 스텝은 25 ms 걸렸고, jit하지 않은 스텝보다 1.5배 느렸다."
+    assert said("{{ compared(a) }}.", a=eager) == "jax.jit이 JAX 즉시 실행보다 3.4배 빨랐다."
 
 
 def test_language_links_go_to_the_same_page_in_the_other_edition():
@@ -204,3 +234,40 @@ def test_the_theme_speaks_korean_as_an_editor_writes_it(built_site):
         assert text not in korean, text
     assert re.search(r'<meta name="description" content="[^"]*[가-힣]', korean)
     assert "Made with" in english and 'aria-label="Navigation"' in english
+
+
+def _korean_prose(path) -> str:
+    """A Korean page's words: no code blocks or inline code (code keeps its own names)."""
+    text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "`code`", text)
+
+
+def test_one_korean_term_per_concept_everywhere():
+    """docs-ko/words.yml `terms`: each concept's one Korean term; no page uses a rejected one,
+    and a term the glossary defines is on its glossary line, so its tooltip appears."""
+    from page_templates import load_words
+
+    import glossary
+
+    terms = load_words(ROOT / "docs-ko")["terms"]
+    defined = glossary.abbreviations((ROOT / "docs-ko" / "glossary.md").read_text(encoding="utf-8"))
+    assert [t for t, spec in terms.items() if spec.get("glossary") and t not in defined] == []
+    found = [f"{page.name}: {match.group(0)!r} (write {term}, for {spec['for']})"
+             for page in sorted((ROOT / "docs-ko").glob("*.md")) for text in [_korean_prose(page)]
+             for term, spec in terms.items() for rejected in spec["not"]
+             for match in re.finditer(rejected, text)]
+    assert not found, "\n".join(found)
+
+
+def test_korean_pages_show_tooltips_on_the_korean_terms():
+    """The glossary's Korean forms mark Korean pages' words (재컴파일, 중앙값), particles attached."""
+    import markdown
+
+    import glossary
+
+    forms = glossary.abbreviations((ROOT / "docs-ko" / "glossary.md").read_text(encoding="utf-8"))
+    md = markdown.Markdown(extensions=["abbr", glossary.ParticleAbbr()],
+                           extension_configs={"abbr": {"glossary": forms}})
+    html = md.convert("재컴파일이 없으면 중앙값은 안정 상태의 시간이다.")
+    for term in ("재컴파일", "중앙값", "안정 상태"):
+        assert f'<abbr title="{forms[term]}">{term}</abbr>' in html, term

@@ -97,6 +97,51 @@ ONE_PLURAL = re.compile(r".{0,40}(?<![\d.,])\b1 (?:cores|threads|calls|steps|ite
 BACK_TO_BACK = re.compile(r".{0,60}\([^()]*\s[^()]*\) ?\(.{0,40}")
 
 
+# A Korean particle right after a name or number a page fills in ("NumPy가", "jax.jit이",
+# "25 ms를", "0.4.31로", "n = 1,000으로"): its form follows the word's last sound read aloud.
+_ATTACHED = re.compile(r"((?<![A-Za-z])[A-Za-z]+|(?<![0-9.,])[0-9](?:[0-9,.]*[0-9])?|µs|%)\)?"
+                       r"(?:(으로|이|가|은|는|을|를|과|와|로)(?=[^가-힣]|$|의|는|도)|(이었|였)(?=다|고|으며|는데|지만))")
+_AFTER_CONSONANT = {"가": "이", "는": "은", "를": "을", "와": "과", "로": "으로", "였": "이었"}
+_LETTER_SOUNDS = "-----------lmn---l--------"  # a to z read as letters (엘, 엠, 엔, 알 end in one)
+_WORD_SOUNDS = {"jit": "t", "njit": "t", "JAX": "-", "NumPy": "-", "Python": "n", "CPython": "n",
+                "compile": "l", "function": "n", "PyTorch": "-", "TensorFlow": "-", "Numba": "-",
+                "True": "-", "SELU": "-", "DeepONet": "t", "Adam": "m", "ms": "-",
+                "ns": "-", "s": "-", "µs": "-", "%": "-", "jaxlib": "b", "XLA": "-", "YNNPACK": "k"}
+
+
+def last_sound(word: str) -> str | None:
+    """How a name or number read aloud ends: "-" a vowel, "l" ㄹ, else another 받침; None: unknown."""
+    if word[0].isdigit():  # 1,000 천; 0.4.23 (영 점 사 점) 이십삼; 1.5 일 점 오
+        last = word.replace(",", "").split(".")[-1].lstrip("0") or "0"
+        return "p" if last.endswith("0") else "-l-m--kll-"[int(last[-1])]  # 영 십 백 천 만 억 end in one
+    if word in _WORD_SOUNDS:
+        return _WORD_SOUNDS[word]
+    if word.isupper() or len(word) == 1:  # read letter by letter: CPU, IQR, n
+        return _LETTER_SOUNDS[ord(word[-1].lower()) - ord("a")]
+    return None
+
+
+def wrong_particles(text: str) -> list[str]:
+    """Particles that do not fit the name or number before them ("jax.jit가", "1,000로")."""
+    found = []
+    for match in _ATTACHED.finditer(text):
+        word, particle = match.group(1), match.group(2) or match.group(3)
+        opened = text.rfind("(", 0, match.start())
+        if match.group(0)[len(word)] == ")" and "=" not in text[opened:match.start()]:
+            # a gloss, "사분위 범위(IQR)가", "0.15 ms(jit)로": the particle follows the word before
+            # it (a call in a name, "@njit(parallel=True)와", is read to its end)
+            before = re.search(r"([A-Za-z]+|[0-9][0-9,.]*)$", text[:opened])
+            word = before and before.group(1)
+        sound = word and last_sound(word)
+        if sound is None or not word:
+            continue
+        after_vowel = {v: k for k, v in _AFTER_CONSONANT.items()}.get(particle, particle)
+        wants = after_vowel if sound == "-" or (sound == "l" and after_vowel == "로") else _AFTER_CONSONANT[after_vowel]
+        if particle != wants:
+            found.append(text[max(0, match.start() - 30):match.end() + 10])
+    return found
+
+
 def _prose(text: str) -> str:
     """A rendered page's sentences: no code blocks, inline code, tables or link targets."""
     text = re.sub(r"`[^`\n]*`", "", re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text, flags=re.M | re.S))
@@ -140,6 +185,8 @@ def test_every_page_renders_and_every_verdict_reads_its_numbers(name, measured):
             assert not MISSING_VALUE.search(_prose(text)), f"{name} ({label}): {page}: {MISSING_VALUE.search(_prose(text))}"
             assert not BACK_TO_BACK.search(_prose(text)), f"{name} ({label}): {page}: {BACK_TO_BACK.search(_prose(text))}"
             assert not ONE_PLURAL.search(_prose(text)), f"{name} ({label}): {page}: {ONE_PLURAL.search(_prose(text))}"
+            if page[0] == "ko":
+                assert not wrong_particles(_prose(text)), f"{name} ({label}): {page}: {wrong_particles(_prose(text))}"
         if label == "gpu backend":  # the stamps name the backend and its device
             assert any("gpu (NVIDIA H200)" in text for text in pages.values()), name
 
@@ -198,3 +245,13 @@ def test_the_prose_checks_find_what_they_name_and_pass_names_and_code():
     assert MISSING_VALUE.search("after 298 (159 to None) calls") and not MISSING_VALUE.search("None of this")
     assert ONE_PLURAL.search("AMD EPYC, 1 cores") and not ONE_PLURAL.search("on 1 core, 11 cores, 2.1 cores")
     assert not BACK_TO_BACK.search(_prose("text\n\n    ```text\n    f(a b) (c)\n    ```\n"))
+
+
+def test_the_particle_check_reads_names_and_numbers_as_a_korean_reader_does():
+    right = ("jax.jit이 NumPy보다 빨랐고, NumPy가 이겼다. 순수 Python은 1,000개에서, n = 1,000으로, 0.4.31로, "
+             "0.4.23이 가장 느렸고 25 ms를 썼다. Numba @njit(parallel=True)와 torch.compile과 IQR은 8로, 3으로. "
+             "XLA가 CPU를 쓴다. 10이 아니라 7이었다. 2였다. 사분위 범위(IQR)가 0.15 ms(jit)로, 작업(58.7 µs)으로")
+    assert wrong_particles(right) == []
+    for wrong in ("jax.jit가 ", "NumPy이 ", "1,000로 ", "0.4.31으로 ", "25 ms을 ", "torch.compile와 ",
+                  "@njit(parallel=True)과 ", "3로 ", "8으로 ", "IQR는 ", "2 ms(jit)으로 ", "2이었다", "7였다"):
+        assert len(wrong_particles(wrong)) == 1, wrong

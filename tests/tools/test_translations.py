@@ -268,3 +268,17 @@ def test_english_prose_in_a_built_korean_page_is_found_and_code_quotes_names_are
     assert found == ["<h2> The first call takes long", "<th> eager first call on a shape",
                      "<alt> A log-log plot of time per call"], found
     assert heading_ids(html) == ["a"]
+
+
+def test_a_korean_sentence_may_join_verdicts_that_share_a_name_but_not_drop_one(tmp_path):
+    """compared(a, b) states the verdicts a and b (the Korean topic form): it counts as the
+    English page's compared(a) and compared(b); topic="..." is a word, not a number."""
+    english = tmp_path / "en.md"
+    english.write_text("# T\n\n{{ compared(v.a) }}, and {{ compared(v[\"b\"]) }}.\n", encoding="utf-8")
+    korean = tmp_path / "ko.md"
+    front = f"---\ntranslated_from: {translations.source_digest(english)}\n---\n# 티\n\n"
+    korean.write_text(front + '{{ compared(v.a, v["b"]) }}.\n', encoding="utf-8")
+    assert translations.differences(english, korean) == []
+    korean.write_text(front + '{{ compared(v.a, topic="jit") }}.\n', encoding="utf-8")
+    (problem,) = translations.differences(english, korean)
+    assert "only in English ['compared(v[\"b\"])']" in problem, problem
