@@ -3,20 +3,19 @@
     python snippets/deeponet_benchmark.py           # full size: your machine's tables
     python snippets/deeponet_benchmark.py --quick   # small sizes, fewer repeats
 
-Times the step over batch sizes and at the original paper's network size, splits the
-first call, captures what JAX says about two mistakes, and trains briefly against the
-exact solution. `measure` returns numbers; deeponet_report.py turns them into the page's
-tables, verdicts and figures (each edition words them).
+Times the step over batch sizes and splits its first call, in several fresh processes
+(every page that shows the jitted step at the chapter's batch size shows this one
+measurement); captures what JAX says about two
+mistakes, and trains briefly against the exact solution. `measure` returns numbers;
+deeponet_report.py turns them into the page's tables, verdicts and figures (each
+edition words them).
 """
 
 # --8<-- [start:imports]
 import collections
 import itertools
-import re
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from functools import partial
 
 import jax
@@ -26,37 +25,35 @@ from deeponet import PIDeepONet  # the chapter's model
 from measurement import machine, time_calls  # usable cores; the site's timer
 from selu import compile_stages  # the SELU chapter's stage timer
 # --8<-- [end:imports]
+import re
+import warnings
+from dataclasses import replace
+
 import numpy as np
 
 from deeponet import (DEFAULT, ICS_WEIGHT, LEARNING_RATE, SMALL, exact_solution,
                       make_batches, predict, random_functions, relative_l2_errors,
                       test_grid)
 from deeponet_report import FIGURES, PLOT_TIMES, report
-from measurement import SETTLED, Timing, fact, main
-
-# The paper's Burgers network (101 sensors, 6 hidden layers of 100, 100 outputs), as a
-# plain MLP and with 1,000 points per loss term instead of its 50,000.
-ORIGINAL = replace(DEFAULT, width=100, depth=6, latent=100, n_sensors=101)
-PAPER_BATCH = 50_000  # points per loss term in the paper's Burgers notebook
-
+from measurement import SETTLED, Timing, fact, in_processes, main, pooled
 
 # The error and the warning depend on no size: a tiny model compiles fastest.
-TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=24, n_functions=8)
+TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=32, n_functions=8)
 
 
 def settings(quick):
     # Quick mode (tests, previews) must take seconds, and on CPU each compilation of the
     # step takes seconds: the tiny network at one batch size, the step compiled once.
     # Full size: each new batch size compiles the step, and run op by op every primitive
-    # again for its shapes (seconds, whatever the repeats); un-jitted calls, dispatch-
-    # bound, are slow: single-call samples, as few as still show their spread: more
-    # rounds only while a spread has not settled.
+    # again for its shapes (seconds, whatever the repeats), in every process; so the
+    # sizes are the curve's ends and the chapter's size. Un-jitted calls,
+    # dispatch-bound, are slow: single-call samples, as few per process as still show
+    # their spread: more rounds only while a spread has not settled.
     if quick:
-        return {"config": TINY, "sizes": (), "original": None, "first_calls": 1,
-                "repeats": 3, "min_repeats": 3, "min_sample": 0.002}
-    return {"config": DEFAULT, "sizes": (64, 250, 1000, 2000, 4000),
-            "original": (ORIGINAL, 1000), "first_calls": 5, "repeats": 5,
-            "min_repeats": 4, "min_sample": 0.01}
+        return {"config": TINY, "sizes": (), "first_calls": 1,
+                "repeats": 3, "min_repeats": 3, "min_sample": 0.002, "processes": 2}
+    return {"config": DEFAULT, "sizes": (64, 250, 4000), "first_calls": 2, "repeats": 6,
+            "min_repeats": 5, "min_sample": 0.01, "processes": 2}
 
 
 def batches_of(functions, batch_size, draw):
@@ -81,11 +78,12 @@ def eager_step(model):
 new_i = itertools.count(1)  # step numbers never used before, as in a training run
 
 
-def step_calls(model, batches, same_i=False):
-    """Calls that run one step and wait for it: jitted and un-jitted with a new i
-    every call, as in training; with same_i, also un-jitted with the same i every
-    call, so that Adam's b1 ** (i + 1), compiled for each new i when run op by op,
-    comes from JAX's cache."""
+def step_calls(model, batches, new_i_too=False):
+    """Calls that run one step and wait for it: jitted with a new i every call, as in
+    training (one program serves every i); un-jitted with the same i every call, so
+    that Adam's b1 ** (i + 1), which run op by op compiles for each new i, comes from
+    JAX's cache; with new_i_too, also un-jitted with a new i every call, as in
+    training: one compilation per step."""
     state, eager = model.opt_state, eager_step(model)
 
     def timed(step, i=None):
@@ -94,17 +92,17 @@ def step_calls(model, batches, same_i=False):
             return jax.block_until_ready(step(step_i, state, *batches))
         return call
 
-    calls = {"jit": timed(model.step), "eager": timed(eager)}
-    if same_i:  # as slow as "eager": the page measures it at one batch size
-        calls["eager_same_i"] = timed(eager, i=0)
+    calls = {"jit": timed(model.step), "eager": timed(eager, i=0)}
+    if new_i_too:  # as slow as "eager", and more: measured at one batch size
+        calls["eager_new_i"] = timed(eager)
     return calls
 
 
-def time_steps(calls, repeats=5, min_sample_s=0.02, also=(), min_repeats=4):
+def time_steps(calls, repeats=5, min_sample_s=0.02, min_repeats=4):
     """Seconds per call, every call sampled in turns with all the others (every batch
     size): a slow spell of the machine touches them all. Compilations counted. The
-    warm-up, one call of each, compiles: those run side by side, one per core, with
-    `also` (more work that compiles); they are over before any sample is taken."""
+    warm-up, one call of each, compiles: one call per core, the largest sizes first;
+    it is over before any sample is taken."""
     calls_made = collections.Counter()
 
     def counted(key, call):
@@ -114,18 +112,15 @@ def time_steps(calls, repeats=5, min_sample_s=0.02, also=(), min_repeats=4):
         return run
 
     start = time.perf_counter()
-    # Warm-up: one call of each compiles the step and, run op by op, each primitive
-    # for these shapes. Mostly compiling: one call per core, the largest sizes first.
     with ThreadPoolExecutor(machine()["cores"]) as pool:  # the cores it may use
-        warm = [pool.submit(call) for call in [*also, *reversed(calls.values())]]
-        done = [future.result() for future in warm]
+        list(pool.map(lambda call: call(), reversed(calls.values())))
     warm_up_s = time.perf_counter() - start
     with count_compilations() as compiles:
         timings = time_calls({key: counted(key, call) for key, call in calls.items()},
                              repeats=repeats, warmup=0, min_sample_s=min_sample_s,
                              min_repeats=min_repeats)  # fewer rounds once settled
     seconds = {"warm_up": warm_up_s, "samples": time.perf_counter() - start - warm_up_s}
-    return timings, compiles, calls_made, done[:len(also)], seconds
+    return timings, compiles, calls_made, seconds
 # --8<-- [end:timed_steps]
 
 
@@ -168,48 +163,53 @@ def no_ynn_or_refusal(model, batches):
         return type(error).__name__
 
 
-def all_steps(models, s, also=()):
+def all_steps(models, s):
     """Step times for each (label, model, functions, batch size), sampled in turns,
-    with the compilations counted; the un-jitted step with the same i at the
-    chapter's batch size only. `also` runs during the warm-up; its results are
-    returned too."""
+    with the compilations counted (the parent checks them: check_compilations); the
+    un-jitted step with a new i at the chapter's batch size only."""
     calls = {}
     for label, model, functions, batch_size in models:
         batches = batches_of(functions, batch_size, s["config"].batch_size)
-        same_i = label == s["config"].batch_size
-        for name, call in step_calls(model, batches, same_i).items():
+        new_i_too = label == s["config"].batch_size
+        for name, call in step_calls(model, batches, new_i_too).items():
             calls[label, name] = call
-    timings, compiles, made, also_done, seconds = time_steps(
-        calls, s["repeats"], s["min_sample"], also, s["min_repeats"])
-    eager_calls = sum(n for (_, name), n in made.items() if name == "eager")
-    fact("deeponet.one_step_serves_every_i", not compiles["jit(step)"],
-         f"After its first call the jitted step compiled again: {dict(compiles)}")
+    timings, compiles, made, seconds = time_steps(
+        calls, s["repeats"], s["min_sample"], s["min_repeats"])
+    steps = {str(label): {"batch_size": batch_size,
+                          "calls": {name: n for (key, name), n in made.items()
+                                    if key == label},
+                          **{name: t.as_dict() for (key, name), t in timings.items()
+                             if key == label}}
+             for label, _, _, batch_size in models}
+    compiled = {"counts": dict(compiles), "seconds": compiles.seconds,
+                "new_i_calls": sum(n for (_, name), n in made.items()
+                                   if name == "eager_new_i")}
+    return steps, compiled, seconds
+
+
+def check_compilations(compiled):
+    """What the page says JAX compiled while one process sampled (facts)."""
+    counts, new_calls = compiled["counts"], compiled["new_i_calls"]
+    fact("deeponet.one_step_serves_every_i", not counts.get("jit(step)"),
+         f"After its first call the jitted step compiled again: {counts}")
     fact("deeponet.eager_compiles_power_per_new_i",
-         compiles["jit(integer_pow)"] == eager_calls,
-         f"{eager_calls} un-jitted steps, each with a new i, compiled {dict(compiles)}")
-    return {label: {"batch_size": batch_size,
-                    "calls": {name: n for (key, name), n in made.items()
-                              if key == label},
-                    "compile_s_per_eager_call": compiles.seconds / eager_calls,
-                    **{name: t.as_dict() for (key, name), t in timings.items()
-                       if key == label}}
-            for label, _, _, batch_size in models}, also_done, seconds
+         counts.get("jit(integer_pow)", 0) == new_calls,
+         f"{new_calls} un-jitted steps, each with a new i, compiled {counts}")
+    fact("deeponet.same_i_compiles_nothing",
+         sum(counts.values()) == counts.get("jit(integer_pow)", 0),
+         f"Un-jitted steps with the same i compiled {counts} once warm")
 
 
 def first_calls(model, functions, batch_size, count):
-    """Both first calls from cold caches; the jitted one `count` times, stage by
-    stage: the median of each stage, and each first call's total."""
+    """Both first calls from cold caches: the jitted one `count` times, stage by
+    stage, then the un-jitted one; and how far one step of each moves apart."""
     batches = batches_of(functions, batch_size, batch_size)
     state = model.opt_state
     runs = []
     for _ in range(count):
         jax.clear_caches()  # nothing compiled so far counts: each first call is cold
         runs.append(first_call_stages(model, state, batches))
-    totals = [sum(r[k] for k in ("trace_and_lower", "compile", "first_execution"))
-              for r in runs]
-    result = {**{k: type(v)(np.median([r[k] for r in runs]))  # int stays int
-                 for k, v in runs[0].items()},
-              "count": count, "total": timing_of(totals)}
+    result = {"runs": runs}
     with count_compilations() as compiles:  # op by op: each primitive, for its shapes
         start = time.perf_counter()
         eager_state = jax.block_until_ready(eager_step(model)(0, state, *batches))
@@ -217,7 +217,24 @@ def first_calls(model, functions, batch_size, count):
     result["eager_first_compiles"] = compiles.total()
     result["eager_first_compile_s"] = compiles.seconds
     agreed = agreement(model, state, model.step(0, state, *batches), eager_state)
-    return result, agreed, batches
+    return result, agreed
+
+
+STAGES = ("trace_and_lower", "compile", "first_execution")
+
+
+def first_call_pooled(found):
+    """Each process's first calls as one: every stage's median over all first calls,
+    each call's total, the un-jitted first call's median over the processes."""
+    runs = [r for f in found for r in f["runs"]]
+    totals = [sum(r[k] for k in STAGES) for r in runs]
+    return {**{k: type(v)(np.median([r[k] for r in runs]))  # int stays int
+               for k, v in runs[0].items()},
+            "count": len(runs), "total": timing_of(totals),
+            "eager_first": float(np.median([f["eager_first"] for f in found])),
+            "eager_first_compile_s": float(np.median(
+                [f["eager_first_compile_s"] for f in found])),
+            "eager_first_compiles": found[0]["eager_first_compiles"]}
 
 
 def timing_of(samples):
@@ -325,71 +342,100 @@ def config_data(config):
         "steps")}
 
 
+def measure_once(quick: bool) -> dict:
+    """One process's measurement (measure runs it in several): the jitted step's cold
+    first calls and the un-jitted one's, then every step timed in turns."""
+    s = settings(quick)
+    config = s["config"]
+    start = time.perf_counter()
+    train_key = jax.random.split(jax.random.key(config.seed), 3)[0]
+    functions = random_functions(train_key, config.n_functions, config.n_sensors)
+    model = PIDeepONet(config)
+    first, agreed = first_calls(model, functions, config.batch_size, s["first_calls"])
+    seconds = {"first_calls": time.perf_counter() - start}
+    sizes = sorted({*s["sizes"], config.batch_size})
+    models = [(b, model, functions, b) for b in sizes]
+    steps, compiled, phases = all_steps(models, s)
+    return {"first_call": first, "agreement": agreed, "steps": steps,
+            "compiled": compiled, "seconds": {**seconds, **phases}}
+
+
 def measure(quick: bool) -> dict:
-    """Time the PI-DeepONet step jitted and op by op; train briefly; check it."""
+    """Time the PI-DeepONet step jitted and op by op in fresh processes; check what
+    JAX does with it; train briefly; check the result."""
     s = settings(quick)
     config = s["config"]
     backend = jax.default_backend()
     start = time.perf_counter()
-    train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
-    functions = random_functions(train_key, config.n_functions, config.n_sensors)
-    model = PIDeepONet(config)
-    first, agreed, first_batches = first_calls(model, functions, config.batch_size,
-                                               s["first_calls"])
-    seconds = {"first_calls": time.perf_counter() - start}
+    runs = in_processes(measure_once, quick, s["processes"])
+    each = runs["processes"]
+    for run in each:
+        check_compilations(run["compiled"])
+    seconds = {k: sum(run["seconds"][k] for run in each)
+               for k in ("first_calls", "warm_up", "samples")}
+    seconds["processes"] = time.perf_counter() - start
+
+    def pool(label, name):
+        return pooled([run["steps"][str(label)][name] for run in each])
+
+    def calls(label, name):
+        return sum(run["steps"][str(label)]["calls"][name] for run in each)
+
     sizes = sorted({*s["sizes"], config.batch_size})
-    models = [(b, model, functions, b) for b in sizes]
-    if s["original"]:
-        big_config, big_batch = s["original"]
-        big_functions = random_functions(train_key, 100, big_config.n_sensors)
-        models.append(("original", PIDeepONet(big_config), big_functions, big_batch))
-    # During the warm-up, beside the step's compilations: more work that compiles
-    # (nothing it does is timed). Quick mode compiles the step once only; YNNPACK is
-    # XLA:CPU's: on another backend there is nothing to compile without.
-    also = [partial(both_forms_agree, model, first_batches),
-            partial(tiny_checks, functions, config.batch_size, quick)]
-    no_ynn_status = ("quick" if quick else "not_cpu" if backend != "cpu"
-                     else "measured")
-    if no_ynn_status == "measured":
-        also.append(partial(no_ynn_or_refusal, model, first_batches))
-    measured, (forms_agree, tiny, *no_ynn), phases = all_steps(models, s, also)
-    seconds.update(phases)
-    first["no_ynn"], first["no_ynn_status"] = None, no_ynn_status
-    if no_ynn and isinstance(no_ynn[0], str):  # this jaxlib refused the option
-        first["no_ynn_status"], first["no_ynn_error"] = "refused", no_ynn[0]
-    elif no_ynn:  # timed alone, after the warm-up
-        first["no_ynn"] = executions(no_ynn[0], model.opt_state, first_batches)
-    no_static, warning, deleted, buffers = tiny
-    runs = [measured[b] for b in sizes]
-    train = measured[config.batch_size]
-    original = measured.get("original")
+    b = config.batch_size
+    first = first_call_pooled([run["first_call"] for run in each])
     data = {
         "backend": backend, "config": config_data(config),
         "ics_weight": ICS_WEIGHT, "learning_rate": LEARNING_RATE,
-        "step_operations": step_operations(model, first_batches),
-        "scaling": {"batch": sizes, "jit": [m["jit"] for m in runs],
-                    "eager": [m["eager"] for m in runs],
-                    "calls": {k: [m["calls"][k] for m in runs]
+        "processes": len(each), "checks": runs["checks"],
+        "scaling": {"batch": sizes, "jit": [pool(n, "jit") for n in sizes],
+                    "eager": [pool(n, "eager") for n in sizes],
+                    "calls": {k: [calls(n, k) for n in sizes]
                               for k in ("jit", "eager")}},
-        "compile_s_per_eager_call": train["compile_s_per_eager_call"],  # all sizes
-        "same_i": {"batch": config.batch_size, "eager": train["eager_same_i"],
-                   "calls": train["calls"]["eager_same_i"]},
-        "original": original and {
-            "config": config_data(big_config), "batch": big_batch,
-            "paper_batch": PAPER_BATCH, "jit": original["jit"],
-            "eager": original["eager"]},
+        "compile_s_per_new_i": sum(run["compiled"]["seconds"] for run in each)
+        / sum(run["compiled"]["new_i_calls"] for run in each),
+        "new_i": {"batch": b, "eager": pool(b, "eager_new_i"),
+                  "calls": calls(b, "eager_new_i")},
         "rounds": {"min": s["min_repeats"], "max": s["repeats"], "settled": SETTLED},
-        "first_call": first, "agreement": agreed, "forms_agree": forms_agree,
-        "captured": {"no_static_error": no_static, "donation_warning": warning},
-        "donation": {"deleted": deleted, "buffers": buffers},
+        "first_call": first, "agreement": each[0]["agreement"],
     }
-    before_training = time.perf_counter()
-    data.update(train_and_check(model, functions, test_key, loop_key,
-                                10 if quick else 20))
-    seconds["training"] = time.perf_counter() - before_training
+    data.update(checks_and_training(config, backend, quick, first))
     seconds["total"] = time.perf_counter() - start
+    seconds["training"] = data["training"]["seconds"]
     data.update(seconds=seconds, workers=machine()["cores"])
     return data
+
+
+def checks_and_training(config, backend, quick, first):
+    """This process's part, after the processes measured: what JAX says and does with
+    the step (nothing timed, side by side, one per core); the step compiled without
+    YNNPACK's fusions, its executions timed alone; then the chapter's training run."""
+    train_key, test_key, loop_key = jax.random.split(jax.random.key(config.seed), 3)
+    functions = random_functions(train_key, config.n_functions, config.n_sensors)
+    model = PIDeepONet(config)
+    batches = batches_of(functions, config.batch_size, config.batch_size)
+    # Quick mode compiles the step once only; YNNPACK is XLA:CPU's: on another
+    # backend there is nothing to compile without.
+    no_ynn_status = ("quick" if quick else "not_cpu" if backend != "cpu"
+                     else "measured")
+    checks = [partial(both_forms_agree, model, batches),
+              partial(tiny_checks, functions, config.batch_size, quick),
+              partial(step_operations, model, batches)]
+    if no_ynn_status == "measured":
+        checks.append(partial(no_ynn_or_refusal, model, batches))
+    with ThreadPoolExecutor(machine()["cores"]) as pool:
+        forms_agree, tiny, operations, *no_ynn = pool.map(lambda f: f(), checks)
+    first["no_ynn"], first["no_ynn_status"] = None, no_ynn_status
+    if no_ynn and isinstance(no_ynn[0], str):  # this jaxlib refused the option
+        first["no_ynn_status"], first["no_ynn_error"] = "refused", no_ynn[0]
+    elif no_ynn:  # timed alone, after the checks
+        first["no_ynn"] = executions(no_ynn[0], model.opt_state, batches)
+    no_static, warning, deleted, buffers = tiny
+    return {"step_operations": operations, "forms_agree": forms_agree,
+            "captured": {"no_static_error": no_static, "donation_warning": warning},
+            "donation": {"deleted": deleted, "buffers": buffers},
+            **train_and_check(model, functions, test_key, loop_key,
+                              10 if quick else 20)}
 
 
 def train_and_check(model, functions, test_key, loop_key, log_every):

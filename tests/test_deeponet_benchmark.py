@@ -12,15 +12,21 @@ import pytest
 
 import deeponet
 import deeponet_benchmark
-from deeponet_report import report
+from deeponet_report import FIGURES, report
 from project import quick_results
 
 
 def t(median, spread=0.05):
-    """A timing (Timing.as_dict()'s keys that the report reads)."""
+    """A timing (measurement.pooled()'s keys that the report and pages read)."""
     return {"median": median, "q1": median * (1 - spread), "q3": median * (1 + spread),
             "best": median * (1 - spread), "spread": 2 * spread, "number": 1,
-            "samples": [median * (1 - spread), median, median * (1 + spread)]}
+            "samples": [median * (1 - spread), median, median * (1 + spread)],
+            "processes": [median * 0.98, median * 1.01]}
+
+
+def check(moved=False, kept=True):
+    state = {"python_loop": 1e-4, "tiny_jit_call": 4e-6, "tiny_numpy_call": 7e-7}
+    return {"start": state, "end": state, "moved": moved, "kept": kept}
 
 
 def scaled(timing, factor):
@@ -31,19 +37,18 @@ def scaled(timing, factor):
 def sample_data():
     """A full-size run as the chapter's machine makes it: jit faster at every batch size,
     the ratio falling, YNNPACK fusions present and gone without them."""
-    sizes = [64, 250, 1000, 2000, 4000]
-    jit = [t(x) for x in (1.2e-3, 2.5e-3, 8e-3, 15e-3, 30e-3)]
-    eager = [t(x) for x in (0.30, 0.32, 0.36, 0.40, 0.48)]
+    sizes = [64, 250, 4000]
+    jit = [t(x) for x in (1.2e-3, 2.5e-3, 30e-3)]
+    eager = [t(x) for x in (0.30, 0.32, 0.48)]
     config = {"width": 48, "depth": 4, "latent": 48, "n_sensors": 32, "batch_size": 250,
               "n_functions": 500, "n_test": 100, "steps": 1000}
     return {
         "backend": "cpu", "config": config, "ics_weight": 10.0, "learning_rate": 3e-3,
-        "step_operations": 2128, "compile_s_per_eager_call": 0.02,
+        "step_operations": 2128, "compile_s_per_new_i": 0.02,
+        "processes": 2, "checks": [check(), check()],
         "scaling": {"batch": sizes, "jit": jit, "eager": eager,
-                    "calls": {"jit": [20] * 5, "eager": [5] * 5}},
-        "same_i": {"batch": 250, "eager": t(0.25), "calls": 5},
-        "original": {"config": {**config, "width": 100, "depth": 6, "latent": 100, "n_sensors": 101},
-                     "batch": 1000, "paper_batch": 50_000, "jit": t(40e-3), "eager": t(0.9)},
+                    "calls": {"jit": [20] * 3, "eager": [5] * 3}},
+        "new_i": {"batch": 250, "eager": t(0.40), "calls": 5},
         "rounds": {"min": 4, "max": 5, "settled": 0.05},
         "first_call": {"trace_and_lower": 0.5, "compile": 3.0, "first_execution": 0.2,
                        "second_execution": 0.003, "ynn_fusions": 40, "count": 5,
@@ -64,7 +69,7 @@ def sample_data():
                        "exact_max": [1.0] * 4, "error_max": [0.1] * 4,
                        "relative_error": [0.1] * 4},
         "seconds": {"first_calls": 20.0, "warm_up": 30.0, "samples": 40.0, "training": 15.0,
-                    "total": 106.0},
+                    "processes": 90.0, "total": 106.0},
         "workers": 2,
     }
 
@@ -74,13 +79,14 @@ def sample_data():
 
 def test_one_verdict_per_batch_size_and_trends_over_sizes():
     verdicts = report(sample_data()).verdicts
-    for b in (64, 250, 1000, 2000, 4000):
+    for b in (64, 250, 4000):
         v = verdicts[f"step_{b}"]
         assert v["winner"] == "jit_step" and v["expected"] is True
     assert verdicts["ratio_trend"]["kind"] == "falls"
     assert verdicts["eager_trend"]["kind"] == "rises"
-    assert verdicts["step_original"]["winner"] == "jit_step"
-    assert verdicts["same_i_saving"]["winner"] == "eager_same_i"
+    assert verdicts["step_new_i"]["winner"] == "jit_step"
+    assert verdicts["new_i_cost"]["winner"] == "eager_step"  # the compile per step costs
+    assert verdicts["machine_state"]["kind"] == "steady"
     assert verdicts["ynn"] == {"kind": "present", "fusions": 40, "without": 0}
     assert verdicts["no_ynn_first"]["winner"] == "no_ynn"
     assert verdicts["executions"]["winner"] == "second_execution"
@@ -113,8 +119,7 @@ def test_tables_hold_cells_not_words():
     assert list(tables) == ["step_time", "first_call", "loss", "accuracy", "prediction"]
     step = tables["step_time"]
     assert [row[0] for row in step.rows] == [
-        64, 250, {"word": "same_i_row", "fields": {"n": 250}}, 1000, 2000, 4000,
-        {"word": "paper_row", "fields": {"n": 1000}}]
+        64, 250, {"word": "new_i_row", "fields": {"n": 250}}, 4000]
     assert step.rows[1][1:3] == [{"timing": [2.5e-3, 2.5e-3 * 0.95, 2.5e-3 * 1.05]},
                                  {"timing": [0.32, 0.32 * 0.95, 0.32 * 1.05]}]
     first = tables["first_call"]
@@ -159,12 +164,10 @@ def test_time_steps_warms_up_everything_before_the_first_sample():
             events.append(name)
         return run
 
-    timings, compiles, made, also_done, seconds = deeponet_benchmark.time_steps(
-        {"a": call("a"), "b": call("b")}, repeats=3, min_sample_s=0,
-        also=[lambda: events.append("also") or 42])
-    assert also_done == [42]  # what `also` returned, in order
-    assert sorted(events[:3]) == ["a", "also", "b"]  # the warm-up: each once, first
-    assert events[3:] == ["a", "b"] * 4  # then calibration and samples, in turns
+    timings, compiles, made, seconds = deeponet_benchmark.time_steps(
+        {"a": call("a"), "b": call("b")}, repeats=3, min_sample_s=0)
+    assert sorted(events[:2]) == ["a", "b"]  # the warm-up: each once, first
+    assert events[2:] == ["a", "b"] * 4  # then calibration and samples, in turns
     assert made == {"a": 4, "b": 4} and not compiles
     assert [len(t.samples) for t in timings.values()] == [3, 3]
     assert set(seconds) == {"warm_up", "samples"}
@@ -173,9 +176,10 @@ def test_time_steps_warms_up_everything_before_the_first_sample():
 def test_settings_measure_a_curve_at_full_size():
     quick = deeponet_benchmark.settings(quick=True)
     full = deeponet_benchmark.settings(quick=False)
-    assert quick["sizes"] == () and quick["original"] is None
-    assert deeponet.DEFAULT.batch_size in full["sizes"] and len(full["sizes"]) >= 5
-    assert full["original"] is not None  # the paper's network size, full size only
+    assert quick["sizes"] == ()
+    assert deeponet.DEFAULT.batch_size in full["sizes"] and len(full["sizes"]) >= 3
+    assert min(full["sizes"]) < deeponet.DEFAULT.batch_size < max(full["sizes"])
+    assert quick["processes"] >= 2 and full["processes"] >= 2  # headlines: several processes
 
 
 # ------------------------------------------------------------------ the build's run
@@ -204,9 +208,11 @@ def test_the_build_timed_every_batch_size_and_split_the_first_call(built_site):
     data = results()["data"]
     config = deeponet_benchmark.settings(quick=True)["config"]
     s = data["scaling"]
-    assert s["batch"] == [config.batch_size] and data["original"] is None
+    assert s["batch"] == [config.batch_size] and data["processes"] >= 2
     for key in ("jit", "eager"):
-        assert len(s[key][0]["samples"]) >= 3 and s["calls"][key][0] >= len(s[key][0]["samples"])
+        assert len(s[key][0]["samples"]) >= 6 and s["calls"][key][0] >= len(s[key][0]["samples"])
+        assert len(s[key][0]["processes"]) == data["processes"]  # pooled, each one's median
+    assert data["new_i"]["calls"] >= len(data["new_i"]["eager"]["samples"])
     first = data["first_call"]
     assert all(first[k] > 0 for k in ("trace_and_lower", "compile", "first_execution"))
     assert first["no_ynn"] is None and first["no_ynn_status"] == "quick"
@@ -242,6 +248,29 @@ def test_the_page_shows_the_step_both_forms_and_the_captured_output(built_site):
     assert "quick mode" in html  # the stamp says how the numbers were made
 
 
+def test_every_page_shows_one_measurement_of_the_jitted_step(built_site):
+    """The jitted step at the chapter's batch size is measured once per build: the home page
+    and the DeepONet chapter show deeponet_benchmark's number, and the chapters that time
+    it again in their own company (frameworks, designing for jit: the same size in quick
+    mode too) show that number beside their own, in both editions; the home page shows no
+    other measurement of the step."""
+    from measurement import fmt_seconds
+
+    data = results()["data"]
+    s = data["scaling"]
+    home = fmt_seconds(s["jit"][s["batch"].index(data["config"]["batch_size"])]["median"])
+    for page in ("", "deeponet/", "frameworks/", "designing-for-jit/"):
+        for site in (built_site, built_site / "ko"):
+            html = (site / page / "index.html").read_text(encoding="utf-8")
+            assert home in html, (site, page)
+    physics = quick_results("frameworks_benchmark")["data"]["steps"]["physics"]["jit"]
+    designs = quick_results("designing_for_jit_benchmark")["data"]["designs"].values()
+    others = {fmt_seconds(t["median"]) for t in (physics["timing"], *(d["steady"] for d in designs))}
+    for site in (built_site, built_site / "ko"):
+        index = (site / "index.html").read_text(encoding="utf-8")
+        assert not [o for o in others - {home} if o in index]
+
+
 def test_the_notebook_edition_ran(built_site):
     html = (built_site / "notebooks" / "deeponet" / "index.html").read_text(encoding="utf-8")
     assert "first call" in html and "relative L2 error" in html
@@ -263,10 +292,7 @@ def unjitted_faster_everywhere(data):
     s = data["scaling"]
     s["jit"], s["eager"] = s["eager"], s["jit"]
     i = s["batch"].index(data["config"]["batch_size"])
-    data["same_i"]["eager"] = scaled(s["eager"][i], 0.5)
-    o = data["original"]
-    if o:
-        o["jit"], o["eager"] = o["eager"], o["jit"]
+    data["new_i"]["eager"] = scaled(s["eager"][i], 0.5)
     return data
 
 
@@ -283,15 +309,28 @@ def eager_falling(data):
     return data
 
 
-def same_i_slower(data):
+def new_i_faster(data):
+    """The un-jitted step with a new i faster than with the same i (it also compiles)."""
     i = data["scaling"]["batch"].index(data["config"]["batch_size"])
-    data["same_i"]["eager"] = scaled(data["scaling"]["eager"][i], 1.5)
+    data["new_i"]["eager"] = scaled(data["scaling"]["eager"][i], 0.7)
     return data
 
 
-def same_i_same(data):
+def new_i_same(data):
     i = data["scaling"]["batch"].index(data["config"]["batch_size"])
-    data["same_i"]["eager"] = copy.deepcopy(data["scaling"]["eager"][i])
+    data["new_i"]["eager"] = copy.deepcopy(data["scaling"]["eager"][i])
+    return data
+
+
+def remeasured(data):
+    """A process whose machine check moved, measured again in a new one."""
+    data["checks"] = [check(moved=True, kept=False), *data["checks"]]
+    return data
+
+
+def moved(data):
+    """... and moved again: out of attempts, kept as measured."""
+    data["checks"] = [check(moved=True, kept=False), check(moved=True, kept=True), check()]
     return data
 
 
@@ -338,16 +377,14 @@ def batches_intact(data):
 
 
 def full_size(data):
-    """The quick run's numbers spread over five batch sizes, with the paper's network size
-    and the step compiled without YNNPACK fusions: the full-size page's sentences."""
+    """The quick run's numbers spread over three batch sizes, with the step compiled
+    without YNNPACK fusions: the full-size page's sentences."""
     s, b = data["scaling"], data["config"]["batch_size"]
     jit, eager = s["jit"][s["batch"].index(b)], s["eager"][s["batch"].index(b)]
-    s["batch"] = [b // 2, b, b * 4, b * 8, b * 16]
-    s["jit"] = [scaled(jit, f) for f in (0.8, 1.0, 3.0, 6.0, 12.0)]
-    s["eager"] = [scaled(eager, f) for f in (0.95, 1.0, 1.2, 1.4, 1.8)]
-    s["calls"] = {k: [v[0]] * 5 for k, v in s["calls"].items()}
-    data["original"] = {"config": {**data["config"], "width": 100, "depth": 6}, "batch": b * 4,
-                        "paper_batch": 50_000, "jit": scaled(jit, 4.0), "eager": scaled(eager, 2.0)}
+    s["batch"] = [b // 2, b, b * 16]
+    s["jit"] = [scaled(jit, f) for f in (0.8, 1.0, 12.0)]
+    s["eager"] = [scaled(eager, f) for f in (0.95, 1.0, 1.8)]
+    s["calls"] = {k: [v[0]] * 3 for k, v in s["calls"].items()}
     f = data["first_call"]
     f.update(count=5, no_ynn_status="measured",
              no_ynn={"first_execution": f["second_execution"] * 2, "second_execution": f["second_execution"],
@@ -364,8 +401,10 @@ PERTURBATIONS = {
     "full size, un-jitted faster everywhere": lambda d: unjitted_faster_everywhere(full_size(d)),
     "ratio rising with the batch": ratio_rising,
     "un-jitted medians falling": eager_falling,
-    "same i slower": same_i_slower,
-    "same i about the same": same_i_same,
+    "new i faster than the same i": new_i_faster,
+    "new i about the same as the same i": new_i_same,
+    "a process measured again": remeasured,
+    "a kept process moved": moved,
     "no YNNPACK fusions": no_ynn_fusions,
     "full size, no YNNPACK fusions": lambda d: no_ynn_fusions(full_size(d)),
     "YNNPACK fusions kept without them": ynn_kept,
@@ -380,3 +419,47 @@ PERTURBATIONS = {
 @pytest.mark.parametrize("label", list(PERTURBATIONS))
 def test_each_perturbation_reports(label):
     report(PERTURBATIONS[label](copy.deepcopy(sample_data())))
+
+
+def rendered(data):
+    """Both editions of the DeepONet page from `data`, on one line each."""
+    from mkdocs.utils.meta import get_data
+
+    import page_templates
+    from measurement import results_of
+    from project import ROOT
+
+    env = {"cpu": "CPU", "cores": 2, "python": "3.13.0", "backend": "cpu", "device": "cpu",
+           "date": "2026-12-05", "libraries": {"jax": "0.12.0.1"}}
+    results = {"deeponet_benchmark": {"environment": env, "quick": False,
+                                      **results_of(data, report(data), FIGURES)}}
+    pages = {}
+    for edition in ("docs", "docs-ko"):
+        text, meta = get_data((ROOT / edition / "deeponet.md").read_text(encoding="utf-8"))
+        pages[edition] = " ".join(page_templates.render(
+            text, page="deeponet.md", page_url="deeponet/", results=results,
+            words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
+    return pages
+
+
+def test_the_headline_holds_i_fixed_and_says_what_a_new_i_costs():
+    pages = rendered(sample_data())
+    assert "with nothing compiled during a step" in pages["docs"]
+    assert "스텝 도중에는 아무것도 컴파일되지 않았다" in pages["docs-ko"]
+    assert "each un-jitted step took 80 ms more (medians)" in pages["docs"]
+    assert "스텝마다 80 ms 더 걸렸다" in pages["docs-ko"]
+    faster = rendered(new_i_faster(sample_data()))
+    assert "which a compilation per step cannot explain" in faster["docs"]
+    assert "컴파일로는 설명되지 않는 차이다" in faster["docs-ko"]
+    assert "the two un-jitted medians were about the same" in rendered(new_i_same(sample_data()))["docs"]
+
+
+def test_the_page_says_how_many_processes_and_how_the_machine_state_held():
+    steady, again, kept = (rendered(f(sample_data())) for f in (lambda d: d, remeasured, moved))
+    assert "this one measurement: 2 fresh processes" in steady["docs"]
+    assert "between 2.45 ms and 2.52 ms" in steady["docs"]  # each process's median
+    assert "it moved by less than 1.5× in every process" in steady["docs"]
+    assert "1 process saw it move by more than 1.5× and was measured again" in again["docs"]
+    assert "in 1 of the processes kept it moved by more than 1.5×" in kept["docs"]
+    assert "프로세스 1개에서 1.5배보다 크게 달라져" in again["docs-ko"]
+    assert "새 프로세스 2개를 차례로" in steady["docs-ko"]
