@@ -487,8 +487,9 @@ def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) 
     """measure_once(quick) in `count` fresh Python processes, one after another, as
     pyperf does: a number from one process carries that process's luck (where its
     memory landed, how its threads were placed). A process whose machine check moved
-    (state_moved) is measured again, up to `count` times in all; the page says how
-    often. Returns each kept process's data and the checks of all of them."""
+    (state_moved) is measured again, once per call at most (a process can take most of
+    a minute); the page says how often. Returns each kept process's data and the
+    checks of all of them."""
     import multiprocessing
 
     spawn = multiprocessing.get_context("spawn")  # a new interpreter, no inherited JAX
@@ -497,7 +498,7 @@ def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) 
         with spawn.Pool(1) as pool:
             run = pool.apply(checked, (measure_once, quick))
         moved = state_moved(run["check"]["start"], run["check"]["end"])
-        left = 2 * count - len(checks) - 1  # attempts still allowed after this one
+        left = count - len(checks)  # attempts still allowed after this one (one spare)
         keep = not moved or left < count - len(kept)  # out of attempts: kept, moved
         checks.append({**run["check"], "moved": moved, "kept": keep})
         if keep:

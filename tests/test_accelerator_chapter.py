@@ -109,7 +109,7 @@ def test_the_build_renders_again_when_the_dataset_or_its_code_changes(tmp_path):
     from snippet_runs import cache_key
 
     key = cache_key(ROOT / "snippets" / "jax_accelerator.py", ROOT / "snippets",
-                    ROOT / "requirements.txt", quick=False)["files"]
+                    ROOT / "requirements.txt", quick=False, cache_root=ROOT / ".cache")["files"]
     assert {"accelerator/rows.csv", "accelerator/dataset.py", "accelerator/scaling.py",
             "accelerator/measure.py", "history/probe.py"} <= set(key)
     assert all(key[p] for p in jax_accelerator.DATA)  # every file named exists

@@ -351,7 +351,7 @@ def test_the_build_measures_again_when_the_dataset_or_the_probe_changes(tmp_path
 
     def key():
         return cache_key(tmp_path / "snippets" / "jax_history.py", tmp_path / "snippets",
-                         ROOT / "requirements.txt", quick=False)["files"]
+                         ROOT / "requirements.txt", quick=False, cache_root=tmp_path / "cache")["files"]
 
     before = key()
     assert {"history/releases.csv", "history/probe.py"} <= set(before)
