@@ -49,8 +49,7 @@ class SnippetRunError(Exception):
     """A build snippet failed; the message names it and says what to do."""
 
 
-class RunStopped(Exception):  # stopped from outside (serve shutting down, or input changed)
-    pass
+class RunStopped(Exception): ...  # stopped from outside (serve shutting down, input changed)
 
 
 @dataclass
@@ -101,6 +100,7 @@ def module_imports(path: Path) -> frozenset[str]:
             names.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
+    names.update(reads(path))  # shared("name"): run alone, a snippet imports that one
     _imports[path] = (version, frozenset(names))
     return _imports[path][1]
 

@@ -30,7 +30,7 @@ def run(request, built_site):
     name = request.param
     folder = QUICK_RESULTS / name
     expected = cache_key(ROOT / "snippets" / f"{name}.py", ROOT / "snippets", ROOT / "requirements.txt",
-                         quick=True)
+                         quick=True, cache_root=folder.parent)
     assert json.loads((folder / "key.json").read_text()) == expected, "the cached run is not of these files"
     return name, folder, json.loads((folder / "results.json").read_text())
 

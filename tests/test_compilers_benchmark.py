@@ -50,9 +50,8 @@ def _eager_at_model(data, factor=1.0):
 
 def _mixed_model(data):
     above, below = (_eager_at_model(copy.deepcopy(data), f)["traffic"]["eager"] for f in (3.0, 1 / 3))
-    t = _eager_at_model(data)["traffic"]
-    t["eager"][0] = above[0]  # above the model at the smallest n
-    t["eager"][-1] = below[-1]  # below it at the largest
+    t = data["traffic"]  # above the model at the smallest n, below it at every other
+    t["eager"] = [above[0], *below[1:]]
     return data
 
 

@@ -186,3 +186,31 @@ def test_the_page_says_how_the_machine_state_held_and_how_far_processes_differed
     assert "in 1 of the processes kept it moved by more than 1.5×" in moved["docs"]
     assert "프로세스 1개에서 1.5배보다 크게 달라져" in again["docs-ko"]
     assert "Each process's own median for `jax.jit` lay between 145 µs and 153 µs" in steady["docs"]
+
+
+def test_every_chapter_shows_the_one_selu_measurement(built_site):
+    """Issue 44: the SELU timings of the interpreters, compilers and jit chapters are the
+    SELU chapter's, read from its results, not measured again in other company."""
+    from project import quick_results
+
+    sel = quick_results("selu_benchmark")["data"]
+    s, at = sel["scaling"], sel["scaling"]["n"].index(sel["n"])
+    assert sel["processes"] >= 2 and all(len(t["processes"]) == sel["processes"] for t in s["jit"])
+    ladder = quick_results("interpreters_benchmark")["data"]
+    assert ladder["n"] == sel["n"]
+    assert {k: ladder["ladder"][k] for k in ("numpy", "eager", "jit")} == {
+        k: s[k][at] for k in ("numpy", "eager", "jit")}
+    assert {k: ladder["one"][k] for k in ("numpy", "eager", "jit")} == sel["one"]
+    assert ladder["small"]["jit"] == [*sel["small"]["jit"][1:], s["jit"][0]]
+    traffic = quick_results("compilers_benchmark")["data"]["traffic"]
+    assert traffic["n"] == s["n"] and all(traffic[k] == s[k] for k in ("eager", "jit", "scale_jit"))
+    be = quick_results("jit_benchmark")["data"]["break_even"]
+    assert be["n"] == s["n"] and all(be[k] == s[k] for k in ("eager", "jit", "numpy"))
+    assert be["first"] == sel["first_call"]["sizes"]["first"]
+    # ... and the pages print them: the jitted call at the headline's size, on every page
+    from measurement import fmt_seconds
+
+    shown = fmt_seconds(s["jit"][at]["median"])
+    for page in ("selu", "interpreters", "compilers", "jit"):
+        for site in (built_site, built_site / "ko"):
+            assert shown in (site / page / "index.html").read_text(encoding="utf-8"), (site, page)
