@@ -296,7 +296,7 @@ def test_a_snippet_reads_another_ones_results_and_is_measured_again_when_they_ch
     log = []
     results, _, _ = snippet_runs.results_for(["toy", "reader"], timeout=30, log=log.append, **paths)
     assert results["reader"]["value"] == 6  # ... and so does the snippet reading it
-    assert any("reader: measuring (changed: reads" in line for line in log), log
+    assert any("reader: measuring (changed: " in line and "; reads;" in line for line in log), log
 
 
 def test_a_snippet_listed_before_the_one_it_reads_is_explained(project):
