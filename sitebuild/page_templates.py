@@ -150,7 +150,7 @@ def _environment(words: dict) -> jinja2.Environment:
     env.filters.update(_formats(words))
     env.filters = {name: _passes_pending(f) for name, f in env.filters.items()}
     m = snippet_runs.measurement()
-    env.globals.update(words=words, thresholds={"same": m.SAME, "close": m.CLOSE})
+    env.globals.update(words=words, thresholds={"same": m.SAME, "close": m.CLOSE, "moved": m.MOVED})
     if words.get("macros"):
         module = env.from_string(words["macros"]).module
         env.globals.update({name: _passes_pending(getattr(module, name))
