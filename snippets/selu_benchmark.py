@@ -119,14 +119,14 @@ def headline_n(quick):
 
 
 SMALL = (1, 10, 100)  # jitted calls this small are almost all the call's own cost
-PROCESSES = 3  # full size: each timing from this many processes (quick mode: 2)
+PROCESSES = 2  # each timing from this many processes (pyperf-style; the page shows their spread)
 
 
 def measure(quick: bool) -> dict:
     """Every SELU timing this site shows, each measured once per build: in several
     fresh processes (measure_once), pooled; the thread counts of this process."""
     check_int32_conversions()
-    runs = in_processes(measure_once, quick, 2 if quick else PROCESSES)
+    runs = in_processes(measure_once, quick, PROCESSES)
     each = runs["processes"]
 
     def pool(*path):  # one timing (or a list of them) across the processes
