@@ -23,7 +23,8 @@ the same code and the same numbers:
 A notebook template notebooks/ko/X.py translates notebooks/X.py (`notebook_differences`):
 the same cells in the same order, each code cell the same but for its comments and
 docstrings (the build shows the English notebook's outputs under it, never running it), the
-same includes, Korean in every prose cell, and the digest in jupytext's header:
+same includes, Korean in every prose cell, headings whose ids (their Latin letters and
+digits) are their own, and the digest in jupytext's header:
         # ---
         # jupyter:
         #   translated_from: 1a2b3c4d5e6f
@@ -210,6 +211,14 @@ def notebook_differences(english: Path, korean: Path) -> list[str]:
             problems.append(f"cell {number}: not the English code (only comments and docstrings are translated):\n{k.source}")
         if k.cell_type == "markdown" and not re.search(r"[가-힣]", k.source):
             problems.append(f"cell {number}: prose with no Korean: {k.source[:80]!r}")
+    # A heading's id is made of its Latin letters and digits, by mkdocs-jupyter in the page
+    # (code included) and by Markdown in its table of contents (code left out, repeats numbered).
+    headings = [line.lstrip("#").strip() for c in ko if c.cell_type == "markdown"
+                for line in c.source.splitlines() if re.match(r"#{1,6} ", line)]
+    ids = [anchor(heading) for heading in headings]
+    problems += [f"heading {heading!r}: its id {i!r} must be one of its own, so give it a number or Latin "
+                 "letters, and no `code` (mkdocs-jupyter's ids and the table of contents' would differ)"
+                 for heading, i in zip(headings, ids) if not i or "`" in heading or ids.count(i) > 1]
     return problems + stale(english, korean)
 
 

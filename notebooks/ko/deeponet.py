@@ -31,7 +31,7 @@
 # --8<-- "deeponet.py:evaluate"
 
 # %% [markdown]
-# ## jit 스텝
+# ## 1. jit 스텝
 #
 # 시간을 재는 호출은 저마다 `block_until_ready`로 결과를 기다리고, 학습할 때처럼 새 `i`를
 # 받는다. jit하지 않은 스텝 `PIDeepONet.step.__wrapped__`는 첫 호출 때 프리미티브를 하나씩
@@ -62,7 +62,7 @@ print(f"{config.batch_size} points per loss term: jitted step, first call "
       f"{first:.2f} s, then {seconds(model.step, 9) * 1e3:.2f} ms (median of 9)")
 
 # %% [markdown]
-# ## 짧은 학습, 그리고 정확한 해와의 비교
+# ## 2. 짧은 학습, 그리고 정확한 해와의 비교
 #
 # 장의 학습보다 훨씬 짧아서 오차가 크게 남는다. 학습된 모델이 아니라 루프를 보여 주려는 것이다.
 
@@ -77,7 +77,7 @@ print(f"relative L2 error on {len(errors)} held-out inputs: "
       f"mean {float(errors.mean()):.1%}")
 
 # %% [markdown]
-# ## 이 노트북을 실행한 환경
+# ## 3. 이 노트북을 실행한 환경
 
 # %%
 import platform

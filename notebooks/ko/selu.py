@@ -19,7 +19,7 @@
 # --8<-- "selu.py:selu_numpy"
 
 # %% [markdown]
-# ## 입력, 그리고 셋이 같은 값을 내는지 확인
+# ## 1. 입력, 그리고 셋이 같은 값을 내는지 확인
 
 # %%
 # --8<-- "selu.py:inputs"
@@ -33,7 +33,7 @@ print("jit equals eager: ", bool(jnp.allclose(selu(x), selu_jit(x))))
 print("jit equals NumPy: ", bool(np.allclose(selu_numpy(x_np), np.asarray(selu_jit(x)))))
 
 # %% [markdown]
-# ## `block_until_ready`로 시간 재기
+# ## 2. block_until_ready로 시간 재기
 #
 # JAX는 작업이 끝나기 전에 반환한다. 그래서 시간을 재는 호출마다 결과를 기다린다.
 
@@ -52,7 +52,7 @@ for name, call, arg in [("eager JAX", eager_call, x), ("jax.jit", jit_call, x),
           f"best {per_call[0] * 1e3:7.3f} ms")
 
 # %% [markdown]
-# ## 첫 호출, 단계별로
+# ## 3. 첫 호출, 단계별로
 
 # %%
 # --8<-- "selu.py:first_call"
@@ -64,7 +64,7 @@ for stage, seconds in first_call_stages(x_random[:n]).items():
 print(f"eager first call on a new shape: {eager_first_call(x_random) * 1e3:.2f} ms")
 
 # %% [markdown]
-# ## 이 노트북을 실행한 환경
+# ## 4. 이 노트북을 실행한 환경
 
 # %%
 import platform

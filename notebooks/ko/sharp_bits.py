@@ -23,7 +23,7 @@ def show(call):
 
 
 # %% [markdown]
-# ## 1. 트레이싱된 값에 쓴 Python `if`
+# ## 1. 트레이싱된 값에 쓴 Python if
 
 # %%
 # --8<-- "sharp_bits.py:branch_pitfall"
@@ -86,7 +86,7 @@ show(lambda: positive_sum(jnp.array([-1.0, 2.0, -3.0, 4.0])))
 show(lambda: positive_sum_where(jnp.array([-1.0, 2.0, -3.0, 4.0])))
 
 # %% [markdown]
-# ## 6. 트레이싱 중에 읽히는 `print`와 전역 변수(오류는 없고, 낡은 값이 남는다)
+# ## 6. 트레이싱 중에 읽히는 print와 전역 변수(오류는 없고, 낡은 값이 남는다)
 
 # %%
 # --8<-- "sharp_bits.py:trace_time_pitfall"

@@ -4,7 +4,7 @@
 # ---
 
 # %% [markdown]
-# # 노트북: 학습 루프는 왜 멈추나
+# # 노트북: jit한 학습 루프는 왜 멈추나
 #
 # [학습 루프 장](../../training-loop-pauses/)의 코드를 이 사이트를 빌드하면서 실행한 노트북이다.
 # 몇 초 안에 끝나도록 아주 작은 크기로 실행한다. 코드 셀은 `snippets/training_loop_pauses.py`와
@@ -12,7 +12,7 @@
 # 노트북은 다른 파일 없이 혼자 실행된다.
 
 # %% [markdown]
-# ## 모델: DeepONet 장의 코드
+# ## 1. 모델: DeepONet 장의 코드
 
 # %%
 # --8<-- "deeponet.py:imports"
@@ -28,7 +28,7 @@
 # --8<-- "deeponet.py:class"
 
 # %% [markdown]
-# ## 루프
+# ## 2. 루프
 
 # %%
 # --8<-- "training_loop_pauses.py:imports"
@@ -48,7 +48,7 @@
 # --8<-- "training_loop_pauses.py:jax_log"
 
 # %% [markdown]
-# ## 아주 작은 모델, 그리고 jit하지 않은 평가가 든 루프
+# ## 3. 아주 작은 모델, 그리고 jit하지 않은 평가가 든 루프
 #
 # 장의 시간은 위의 모델을 `LOOP` 크기로 돌려 잰다. 여기서 쓰는 더 작은 모델은 효과의 모양만
 # 몇 초 안에 보여 준다.
@@ -83,7 +83,7 @@ run("original")
 run("jitted evaluation")
 
 # %% [markdown]
-# ## 루프가 프로세서보다 얼마나 앞서 달리나
+# ## 4. 루프가 프로세서보다 얼마나 앞서 달리나
 
 # %%
 # --8<-- "training_loop_pauses.py:in_flight"
@@ -93,7 +93,7 @@ _, batches = next_batches(jax.random.key(2), functions, config.batch_size)
 print("steps in flight after each call:", in_flight(model, batches, n=40))
 
 # %% [markdown]
-# ## 캐시 키는 NumPy 배열과 `jax.Array`를 구별한다
+# ## 5. 캐시 키는 NumPy 배열과 jax.Array를 구별한다
 
 # %%
 # --8<-- "training_loop_pauses.py:numpy_batch"
@@ -106,7 +106,7 @@ print(f"compilations of step: {len(compiled(messages, 'step'))}; "
       f"step._cache_size(): {before} -> {PIDeepONet.step._cache_size()}")
 
 # %% [markdown]
-# ## jit한 함수가 모두 함께 쓰는 캐시
+# ## 6. jit한 함수가 모두 함께 쓰는 캐시
 
 # %%
 # --8<-- "training_loop_pauses.py:cache_sizes"
@@ -116,7 +116,7 @@ for name, size in jit_cache_sizes().items():
     print(f"{name:48s} {size:6,d} entries")
 
 # %% [markdown]
-# ## 바뀐 `self`는 보이지 않고, 인자는 보인다
+# ## 7. 바뀐 self는 보이지 않고, 인자는 보인다
 
 # %%
 # --8<-- "training_loop_pauses.py:stale"

@@ -321,7 +321,7 @@ KOREAN_NOTEBOOK = """# ---
 # ---
 
 # %% [markdown]
-# # 노트북
+# # JAX 노트북
 #
 # 그 말.
 
@@ -342,8 +342,10 @@ def test_a_korean_notebook_may_translate_its_words_but_not_its_code(tmp_path):
     for broken, what in ((faithful.replace('"x is"', '"x는"'), "cell 2: not the English code"),
                          (faithful.replace('selu.py:selu"', 'selu.py:inputs"'), "cell 2: not the English code"),
                          (faithful.replace("# 그 말.", "# Its words."), ""),
-                         (faithful.replace("# # 노트북\n#\n# 그 말.", "# # A notebook"), "cell 1: prose with no Korean"),
-                         (faithful.replace("\n# %% [markdown]\n# # 노트북", "\n# %%\n# # 노트북"), "cells differ")):
+                         (faithful.replace("# # JAX 노트북\n#\n# 그 말.", "# # A notebook"), "cell 1: prose with no Korean"),
+                         (faithful.replace("\n# %% [markdown]\n# # JAX 노트북", "\n# %%\n# # JAX 노트북"), "cells differ"),
+                         (faithful.replace("# # JAX 노트북", "# # JAX 노트북\n#\n# ## 1. 절\n#\n# ## 1. 절"), "heading '1. 절'"),
+                         (faithful.replace("# # JAX 노트북", "# # `selu` 노트북"), "heading '`selu` 노트북'")):
         korean.write_text(broken, encoding="utf-8")
         found = "\n".join(translations.notebook_differences(english, korean))
         assert what in found and (what or not found), (what, found)
