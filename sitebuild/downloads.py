@@ -170,7 +170,6 @@ def on_page_content(html, page, config, files):
     return html + box
 
 
-
 def _repository(repo_url: str | None, edit_uri: str | None) -> tuple[str, str] | None:
     """(the repository's address, the branch the site is built from), when both are
     configured: edit_uri "edit/main/docs/" names branch "main" (the docs folder sits at the
@@ -192,8 +191,8 @@ _GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?$")
 
 
 def colab_url(repo_url: str | None, edit_uri: str | None, name: str) -> str | None:
-    """Colab's address for notebooks/<name>.ipynb, committed unexecuted beside its template
-    (tools/notebooks_for_colab.py): Colab opens notebooks from GitHub only."""
+    """Colab's address for notebooks/<name>.ipynb (or ko/<name>), committed unexecuted beside
+    its template (tools/notebooks_for_colab.py): Colab opens notebooks from GitHub only."""
     repository = _repository(repo_url, edit_uri)
     github = _GITHUB.match(repository[0]) if repository else None
     if not github:
@@ -202,10 +201,10 @@ def colab_url(repo_url: str | None, edit_uri: str | None, name: str) -> str | No
 
 
 def on_page_context(context, page, config, nav):
-    """A notebook page's source is its template under notebooks/, not a file in docs/;
-    with a GitHub repository configured, it also opens in Colab (overrides/main.html)."""
+    """A notebook page's source is its template (notebooks/X.py; in Korean notebooks/ko/X.py),
+    not a file in docs/; with a GitHub repository configured, it also opens in Colab."""
     if page.file.src_uri.endswith(".ipynb"):
-        name = Path(page.file.src_uri).stem
+        name = ("ko/" if config.extra.get("edition") == "ko" else "") + Path(page.file.src_uri).stem
         page.colab_url = colab_url(config.repo_url, config.edit_uri, name)
         if page.edit_url:
             page.edit_url = source_url(config.repo_url, config.edit_uri, f"notebooks/{name}.py", "edit")

@@ -44,9 +44,8 @@ def on_startup(command, dirty):
 
 
 def on_shutdown():  # (a Korean build: the English build ended before it finished)
-    for running in (state["korean_build"], state["serving"]):
-        if running:
-            running.stop()
+    for running in filter(None, (state["korean_build"], state["serving"])):
+        running.stop()
     state["korean_build"] = None
 
 
@@ -68,17 +67,17 @@ def on_config(config):
     if state["serving"]:
         state["serving"].queue.build_started()
     root, options = Path(config.config_file_path).resolve().parent, _loudly(snippet_runs.options, os.environ)
-    state["edition"] = config.extra.get("edition", "en")
+    state["edition"], cache, snippets_config = config.extra.get("edition", "en"), root / ".cache", config.mdx_configs.get("pymdownx.snippets", {})
+    if "mkdocs-jupyter" in config.plugins:  # it resolves its cache folder against the cwd
+        config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache / "mkdocs-jupyter")
     state["words"] = _loudly(page_templates.load_words, Path(config.docs_dir))
     if state["edition"] == "ko":  # measures nothing: the English build's results, in Korean
         config.site_url = korean_edition.site_url(os.environ.get("SITE_URL")) or config.site_url
         korean_edition.in_korean(config, state["words"])
-        state.update(status={}, notebooks={}, remeasure=False)
         state["results"], state["folders"] = _loudly(korean_edition.reuse_results, root, Path(config.docs_dir), config.extra.get("build_snippets", []), options["quick"])
+        state.update(status={}, remeasure=False, notebooks=_loudly(korean_edition.korean_notebooks, root, cache / "notebooks", snippets_config))
         return config
-    names, cache, timeout = _loudly(snippet_runs.build_snippets, config.extra), root / ".cache", options["timeout"]
-    if "mkdocs-jupyter" in config.plugins:  # it resolves its cache folder against the cwd
-        config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(cache / "mkdocs-jupyter")
+    names, timeout = _loudly(snippet_runs.build_snippets, config.extra), options["timeout"]
     if state["command"] == "serve" and not state["serving"]:  # `mkdocs serve`: measure in the background
         state["serving"] = background_runs.Serving(root, (ko := config.extra.get("korean_edition")) and root / ko, log.info, timeout)
     serving, remeasure, state["remeasure"] = state["serving"] and state["serving"].queue, state.get("remeasure"), False
@@ -88,8 +87,7 @@ def on_config(config):
         snippet_runs.results_for, names, serving=serving, remeasure=remeasure, timeout=timeout,
         log=log.info, workers=workers, **snippet_runs.project_paths(root, options["quick"]))
     state["notebooks"] = _loudly(notebooks.for_site, root, serving=serving, pending=page_templates.PENDING,
-        workers=workers, cache_root=cache / "notebooks", timeout=timeout, log=log.info,
-        snippets_config=config.mdx_configs.get("pymdownx.snippets", {}))
+        workers=workers, cache_root=cache / "notebooks", timeout=timeout, log=log.info, snippets_config=snippets_config)
     return config
 
 
@@ -116,8 +114,6 @@ def on_page_markdown(markdown_text, page, config, files):
     if state["edition"] == "en":  # a machine unlike the one a chapter explains: said, never a failure
         for found in page_templates.unexpected(markdown_text, state["results"]):
             log.info(f"{page.file.src_uri}: this machine behaved differently from what the chapter explains: {found}")
-    if state["edition"] == "ko":
-        markdown_text = korean_edition.notebook_links(markdown_text, page.url)
     return _loudly(page_templates.render, markdown_text, page=page.file.src_uri, page_url=page.url,
                    results=state["results"], status=state["status"], words=state["words"],
                    page_words=page.meta.get("words"))
@@ -130,7 +126,7 @@ def on_page_content(html, page, config, files):  # a Korean page: "translated fr
 @event_priority(-100)  # after mkdocs-jupyter has put its page together
 def on_post_page(output, page, config):
     if config.extra.get("alternate"):  # the language switch goes to the same page
-        output = korean_edition.language_links(output, page.url, state["edition"], Path(config.config_file_path).parent, config.site_url)
+        output = korean_edition.language_links(output, page.url, state["edition"], config.site_url)
     if page.file.src_uri.endswith(".ipynb"):
         output = notebooks.share_stylesheet(output, page.url, Path(config.site_dir))
     return output

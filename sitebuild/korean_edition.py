@@ -3,13 +3,14 @@
 Independent of MkDocs (hook.py is the glue). mkdocs.ko.yml (`extra.edition: ko`) builds
 docs-ko/ into SITE/ko: the English `mkdocs build` runs it beside its own pages (`Build`),
 then checks both editions together; the English `mkdocs serve` builds it in the background
-once all is measured (`ServedEdition`). It only reuses the English build's results
-(`reuse_results`), so both show the same numbers, worded by the Korean pages and
-docs-ko/words.yml, and fails, saying to build the English edition, when any is missing.
+once all is measured (`ServedEdition`). It only reuses the English build's results and
+executed notebooks, so both show the same numbers and outputs, worded by the Korean pages,
+notebooks/ko/ and docs-ko/words.yml, and fails, saying to build the English edition, when any is missing.
 """
 
 from __future__ import annotations
 
+import ast
 from html import escape
 import os
 import re
@@ -19,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import notebooks
 import snippet_runs
 
 FROM_ENGLISH = "JIT_DOCS_FROM_ENGLISH_BUILD"  # set when the English build runs the Korean one
@@ -37,9 +39,10 @@ def page_url(src: Path) -> str:
 
 
 def korean_pages(root: Path) -> set[str]:
-    """The URLs that have a Korean page (the English language switch goes there)."""
+    """The URLs of the Korean pages and notebooks."""
     ko_docs = root / "docs-ko"
-    return {page_url(p.relative_to(ko_docs)) for p in ko_docs.rglob("*.md")}
+    return ({page_url(p.relative_to(ko_docs)) for p in ko_docs.rglob("*.md")}
+            | {f"notebooks/{p.stem}/" for p in (root / "notebooks" / "ko").glob("*.py")})
 
 
 def reuse_results(root: Path, docs_dir: Path, names: list[str], quick: bool) -> tuple[dict, dict]:
@@ -68,6 +71,41 @@ def reuse_results(root: Path, docs_dir: Path, names: list[str], quick: bool) -> 
     return results, folders
 
 
+def korean_notebooks(root: Path, cache_root: Path, snippets_config: dict) -> dict[str, Path]:
+    """Each Korean notebook (notebooks/ko/X.py) by name, never executed: it shows the outputs the
+    English X had (`cache_root`), so its code must be X's but for comments and docstrings."""
+    import nbformat
+
+    templates = sorted((root / "notebooks" / "ko").glob("*.py"))
+    ran = {t: notebooks.lookup(root / "notebooks" / t.name, root, cache_root)[1] for t in templates}
+    if lacking := [f"notebook {t.stem}" for t in templates if ran[t] is None]:
+        raise EditionError(REUSE_ONLY.format(", ".join(lacking)))
+    found = {}
+    for template, executed in ran.items():
+        korean, english = (nbformat.reads(text, as_version=4) for text in (
+            notebooks.expand(template, snippets_config), executed.read_text(encoding="utf-8")))
+        cells, english_cells = ([c for c in nb.cells if c.cell_type == "code"] for nb in (korean, english))
+        differ = [n for n, (k, e) in enumerate(zip(cells, english_cells), 1) if code(k.source) != code(e.source)]
+        if differ or len(cells) != len(english_cells):
+            raise EditionError(f"{template.relative_to(root)}: code cells {differ or 'added or left out'}: not the English "
+                               "notebook's, whose outputs it shows (only comments and docstrings are translated)")
+        for cell, english_cell in zip(cells, english_cells):
+            cell.update(outputs=english_cell.outputs, execution_count=english_cell.execution_count)
+        korean.metadata = {**english.metadata, **korean.metadata}
+        found[template.stem] = cache_root / "ko" / "notebooks" / f"{template.stem}.ipynb"
+        found[template.stem].parent.mkdir(parents=True, exist_ok=True)
+        found[template.stem].write_text(nbformat.writes(korean), encoding="utf-8")
+    return found
+
+
+def code(source: str) -> str:
+    """Python code without its words (comments, docstrings): what both editions share."""
+    for node in ast.walk(tree := ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            node.body = node.body[1:]
+    return ast.dump(tree)
+
+
 def english_assets(root: Path) -> list[tuple[str, Path]]:
     """(URI, file) of docs/'s files other than pages (stylesheets): the Korean site's too."""
     english = root / "docs"
@@ -76,10 +114,9 @@ def english_assets(root: Path) -> list[tuple[str, Path]]:
 
 
 class Build:
-    """The Korean edition's `mkdocs build` into SITE/ko, run by the English build beside its
-    own pages (it needs only the measured results, ready before any page is made; English
-    cleans SITE first): start it, then `finish` (its messages printed together; EditionError
-    when it failed), or `stop` it when the English build ends early."""
+    """The Korean edition's `mkdocs build` into SITE/ko, run by the English build beside its own
+    pages (once every result and notebook is ready): start it, then `finish` (its messages
+    printed together; EditionError when it failed), or `stop` it when the English build ends early."""
 
     def __init__(self, root: Path, ko_config: Path, site_dir: Path, site_url: str, log):
         self.ko_config, command = ko_config, _build_command(ko_config, site_dir / "ko")
@@ -108,12 +145,10 @@ def _build_command(ko_config: Path, site_dir: Path) -> list[str]:
 
 class ServedEdition:
     """The Korean edition under the English `mkdocs serve`, at /ko/: one more job on serve's
-    background runs (`queue`), asked for once every English result is measured (the Korean
-    edition only reuses them), and dropped while anything is measured again. Its site is
-    cached in `folder` under the digest of its inputs; serve rebuilds the English site into
-    a clean folder each time, and `refresh` puts the Korean site back, or, until it is built
-    for the inputs as they are, a page at each Korean address saying where it stands (never
-    a page of older numbers)."""
+    background runs (`queue`), asked for once every English result and notebook is ready (it
+    only reuses them), dropped while anything is measured again, and cached in `folder` under
+    the digest of its inputs. `refresh` puts it back into each English rebuild, or, until it is
+    built for the inputs as they are, a page at each Korean address saying where it stands."""
 
     LABEL = "the Korean edition"
 
@@ -125,7 +160,7 @@ class ServedEdition:
     def digest(self, results: dict) -> str:
         """What the Korean pages depend on: the project's sources and the results' folders."""
         seen = [repr(sorted((k, str(v)) for k, v in results.items()))]
-        for folder, pattern in (("docs", "**/*"), ("docs-ko", "**/*"), ("overrides", "**/*"),
+        for folder, pattern in (("docs", "**/*"), ("docs-ko", "**/*"), ("overrides", "**/*"), ("notebooks", "**/*.py"),
                                 ("snippets", "*.py"), ("sitebuild", "*.py"), (".", "mkdocs*.yml")):
             seen += [f"{p}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
                      for p in sorted((self.root / folder).glob(pattern)) if p.is_file()]
@@ -183,96 +218,66 @@ def in_korean(config, words: dict) -> None:
 
 def korean_nav(nav: list, words: dict) -> list:
     """mkdocs.yml's nav for the Korean edition: the same pages in the same order, each
-    titled by its Korean H1; the notebooks link to the English notebook pages."""
+    titled by its Korean H1, and the notebooks by words.yml `notebooks`."""
     out = []
     for item in nav:
         target = next(iter(item.values())) if isinstance(item, dict) else item
         notebook = re.fullmatch(r"notebooks/(\w+)\.ipynb", target)
-        if notebook:
-            out.append({words["notebooks"][notebook.group(1)]: f"../notebooks/{notebook.group(1)}/"})
-        else:
-            out.append({words["home"]: target} if target == "index.md" else target)
+        title = words["notebooks"][notebook.group(1)] if notebook else target == "index.md" and words["home"]
+        out.append({title: target} if title else target)
     return out
 
 
 def site_url(english_site_url: str | None) -> str | None:
     """The Korean edition's address under the English one's (SITE_URL), if that is set."""
-    if english_site_url and not os.environ.get("SITE_URL_KO"):
-        return english_site_url.rstrip("/") + "/ko/"
-    return None
+    return english_site_url.rstrip("/") + "/ko/" if english_site_url and not os.environ.get("SITE_URL_KO") else None
 
 
 # ---------------------------------------------------------------- pages and links
 
-def other_page(page_url: str, edition: str, korean_pages: set[str] | None) -> str:
-    """The same page in the other edition, relative to this page (the Korean site lives
-    in ko/ under the English one). An English page without a Korean one (a notebook)
-    links the Korean home page."""
-    up = "../" * page_url.count("/")
-    if edition == "ko":
-        return f"{up}../{page_url}"
-    target = page_url if korean_pages is None or page_url in korean_pages else ""
-    return f"{up}ko/{target}"
+def other_page(page_url: str, edition: str) -> str:
+    """The same page in the other edition, relative to this page (the Korean site lives in
+    ko/ under the English one, and has every page of it: its build fails without one)."""
+    return "../" * page_url.count("/") + ("../" if edition == "ko" else "ko/") + page_url
 
 
-# Material's selector (partials/alternate.html), and its <link rel="alternate"> (base.html),
-# which name each edition's root. Material's script fetches the sitemap at each such link's
-# address, and on a click goes to the same page only when the sitemap's address (site_url)
-# is the one the site is served from, else to the root. The selector's own links go to the
-# same page anywhere, so those <link> elements make way for ones that name the same page in
-# each edition, at its published address, as search engines read them (hreflang). Their rel
-# is the token "alternate" written " alternate": Material's script looks for exactly
-# rel=alternate, so it fetches no sitemap at a page's address (a 404) and takes no detour.
+# Material's selector (partials/alternate.html) and its <link rel="alternate"> (base.html) name
+# each edition's root; its script, on a click, fetches the sitemap at such a link and goes to the
+# same page only where site_url is the address served, else to the root. So the selector links
+# the same page, and the <link>s name it in each edition at its published address (hreflang),
+# with rel " alternate": Material's script, seeking exactly rel=alternate, fetches no sitemap.
 _LANGUAGE_LINK = re.compile(r'(<a href=")[^"]*(" hreflang="(en|ko)" class="md-select__link")')
 _ROOT_LINK = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="(?:en|ko)">\n?')
 
 
-def alternates(page_url: str, edition: str, site_url: str, korean_pages: set[str] | None) -> str:
-    """<link> elements naming this page in both editions (none for a page only one has, such
-    as a notebook), by their absolute addresses under the English edition's site_url."""
+def alternates(page_url: str, edition: str, site_url: str) -> str:
+    """<link> elements naming this page in both editions, by their absolute addresses under
+    the English edition's site_url."""
     english = site_url.removesuffix("ko/") if edition == "ko" else site_url
-    if edition == "en" and korean_pages is not None and page_url not in korean_pages:
-        return ""
     return "".join(f'<link rel=" alternate" hreflang="{lang}" href="{escape(base + page_url)}">\n'
                    for lang, base in (("en", english), ("ko", english + "ko/")))
 
 
-def language_links(html: str, page_url: str, edition: str, root: Path | None = None,
-                   site_url: str | None = None) -> str:
-    """Point Material's language selector at the same page in the other edition (an English
-    page without a Korean one: the Korean home page; `root`: the project, None: every page),
-    and, given the edition's `site_url`, name that page in each edition in the head."""
-    korean = korean_pages(root.resolve()) if root else None
-    other = other_page(page_url, edition, korean)
+def language_links(html: str, page_url: str, edition: str, site_url: str | None = None) -> str:
+    """Point Material's language selector at the same page in the other edition, and,
+    given the edition's `site_url`, name that page in each edition in the head."""
+    other = other_page(page_url, edition)
 
     def href(match: re.Match) -> str:
         start, end, lang = match.group(1, 2, 3)
         return start + ("./" if lang == edition else other) + end
-    links = alternates(page_url, edition, site_url, korean) if site_url else ""
+    links = alternates(page_url, edition, site_url) if site_url else ""
     first = _ROOT_LINK.search(html)
     if first:
         html = html[:first.start()] + links + _ROOT_LINK.sub("", html[first.start():])
     return _LANGUAGE_LINK.sub(href, html)
 
 
-_NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\((?:\.\./)*notebooks/(\w+)\.ipynb(#[\w-]+)?\)")
-
-
-def notebook_links(markdown: str, page_url: str) -> str:
-    """A Korean page's links to a notebook edition go to the English notebook page (the
-    notebooks are not translated): raw HTML, which MkDocs does not resolve in docs-ko/."""
-    up = "../" * page_url.count("/")
-    return _NOTEBOOK_LINK.sub(
-        lambda m: f'<a href="{up}../notebooks/{m.group(2)}/{m.group(3) or ""}">{m.group(1)}</a>'
-                  " (영어)", markdown)
-
-
 def with_banner(html: str, page_url: str, words: dict) -> str:
     """A Korean page's HTML with the note (words.yml `theme.banner`) right under its title:
     the English page it follows, linked."""
-    end = html.find("</h1>")
-    at = end + len("</h1>") if end >= 0 else 0
-    note = words["theme"]["banner"].format(english=other_page(page_url, "ko", None))
+    at = html.find("</h1>") + len("</h1>") if "</h1>" in html else 0
+    note = words["theme"]["banner"].format(english=other_page(page_url, "ko"))
     return html[:at] + f'<p class="translation-note">{note}</p>\n' + html[at:]
 
 

@@ -1,4 +1,5 @@
-"""Write each notebook template's unexecuted edition beside it: notebooks/X.py -> X.ipynb.
+"""Write each notebook template's unexecuted edition beside it: notebooks/X.py -> X.ipynb,
+and the Korean edition's notebooks/ko/X.py -> notebooks/ko/X.ipynb.
 
 Colab opens notebooks only from a repository, never from the site, so these are committed
 (the site's Colab links: sitebuild/downloads.py `colab_url`). An author's command, never
@@ -22,6 +23,11 @@ def for_colab(template: Path) -> Path:
     return template.with_suffix(".ipynb")
 
 
+def templates(root: Path = ROOT) -> list[Path]:
+    """Every notebook template: the English ones, then their Korean editions."""
+    return sorted((root / "notebooks").glob("*.py")) + sorted((root / "notebooks" / "ko").glob("*.py"))
+
+
 def write_for_colab(root: Path = ROOT) -> list[Path]:
     """Every template's unexecuted edition, written beside it, expanded with the site's
     own pymdownx.snippets settings."""
@@ -29,7 +35,7 @@ def write_for_colab(root: Path = ROOT) -> list[Path]:
 
     snippets_config = load_config(str(root / "mkdocs.yml")).mdx_configs.get("pymdownx.snippets", {})
     written = []
-    for template in sorted((root / "notebooks").glob("*.py")):
+    for template in templates(root):
         for_colab(template).write_text(notebooks.expand(template, snippets_config), encoding="utf-8")
         written.append(for_colab(template))
     return written

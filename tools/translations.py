@@ -20,14 +20,23 @@ the same code and the same numbers:
         ---
     so a changed English page with an unchanged Korean one is caught (see `stale`).
 
+A notebook template notebooks/ko/X.py translates notebooks/X.py (`notebook_differences`):
+the same cells in the same order, each code cell the same but for its comments and
+docstrings (the build shows the English notebook's outputs under it, never running it), the
+same includes, Korean in every prose cell, headings whose ids (their Latin letters and
+digits) are their own, and the digest in jupytext's header:
+        # ---
+        # jupyter:
+        #   translated_from: 1a2b3c4d5e6f
+        # ---
+
 A translator's and the tests' check, never run by the build (tests/tools/test_translations.py
 runs it on every page). Command line: `python tools/translations.py [docs-ko/X.md ...]`
-(docs/X.md or X.md name the same page)
+(docs/X.md or X.md name the same page; notebooks/X.py or notebooks/ko/X.py a notebook)
 prints every difference (all pages when none is named) and the digest to record.
 
-What the build does for a Korean page, so a translator need not: it marks links to a
-notebook edition (`notebooks/x.ipynb`) "(영어)" and sends them to the English notebook
-page, and adds the banner that links the English page. The page writes its own sentences
+What the build does for a Korean page, so a translator need not: it adds the banner that
+links the English page. The page writes its own sentences
 around the build's numbers and verdicts; table headings and figure labels are in its front
 matter (`words:`), shared words in docs-ko/words.yml; an edition's own include
 (`build-figures.ko.md`) stands for the English one. Quoted error messages and code stay
@@ -49,13 +58,13 @@ import page_templates  # noqa: E402
 import snippet_runs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGLISH, KOREAN = ROOT / "docs", ROOT / "docs-ko"
+ENGLISH, KOREAN, NOTEBOOKS = ROOT / "docs", ROOT / "docs-ko", ROOT / "notebooks"
 
 _FENCE = re.compile(r"^(\s*)(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w-]+)[^}]*\})?\s*$")
 
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
-_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+_FRONT_MATTER = re.compile(r"\A(?:# )?---\n(.*?)\n(?:# )?---\n", re.S)  # a page's, or a template's
 # A block a translation keeps: a list item (numbered or not), a definition, an
 # admonition (!!! or ???) or a content tab (===), with its indent.
 _BLOCK = re.compile(r"^( *)(?:([-*+])|(\d+)\.|(:)  |(!!!|\?\?\?\+?)|(===)) ")
@@ -76,7 +85,7 @@ def translated_from(text: str) -> str | None:
     match = _FRONT_MATTER.match(text)
     if not match:
         return None
-    found = re.search(r"^translated_from:\s*([0-9a-f]+)", match.group(1), re.M)
+    found = re.search(r"^[#\s]*translated_from:\s*([0-9a-f]+)", match.group(1), re.M)
     return found.group(1) if found else None
 
 
@@ -185,6 +194,34 @@ def differences(english: Path, korean: Path) -> list[str]:
     return problems
 
 
+def notebook_differences(english: Path, korean: Path) -> list[str]:
+    """Every way a Korean notebook template fails to follow its English one (empty when
+    it does; see the module's docstring)."""
+    import jupytext
+
+    import korean_edition
+
+    en, ko = (jupytext.read(path, fmt="py:percent").cells for path in (english, korean))
+    problems = [] if [c.cell_type for c in en] == [c.cell_type for c in ko] else [
+        f"cells differ: English {[c.cell_type for c in en]}, Korean {[c.cell_type for c in ko]}"]
+    for number, (e, k) in enumerate(zip(en, ko), 1):
+        if e.cell_type == k.cell_type == "code" and (
+                korean_edition.code(e.source) != korean_edition.code(k.source)
+                or re.findall(r'^# --8<-- "(.+)"', e.source, re.M) != re.findall(r'^# --8<-- "(.+)"', k.source, re.M)):
+            problems.append(f"cell {number}: not the English code (only comments and docstrings are translated):\n{k.source}")
+        if k.cell_type == "markdown" and not re.search(r"[가-힣]", k.source):
+            problems.append(f"cell {number}: prose with no Korean: {k.source[:80]!r}")
+    # A heading's id is made of its Latin letters and digits, by mkdocs-jupyter in the page
+    # (code included) and by Markdown in its table of contents (code left out, repeats numbered).
+    headings = [line.lstrip("#").strip() for c in ko if c.cell_type == "markdown"
+                for line in c.source.splitlines() if re.match(r"#{1,6} ", line)]
+    ids = [anchor(heading) for heading in headings]
+    problems += [f"heading {heading!r}: its id {i!r} must be one of its own, so give it a number or Latin "
+                 "letters, and no `code` (mkdocs-jupyter's ids and the table of contents' would differ)"
+                 for heading, i in zip(headings, ids) if not i or "`" in heading or ids.count(i) > 1]
+    return problems + stale(english, korean)
+
+
 def stale(english: Path, korean: Path) -> list[str]:
     """The Korean page does not record the English text it follows."""
     recorded, digest = translated_from(korean.read_text("utf-8")), source_digest(english)
@@ -204,28 +241,41 @@ def page_pairs() -> list[tuple[Path, Path]]:
     return [(page, KOREAN / page.relative_to(ENGLISH)) for page in sorted(ENGLISH.rglob("*.md"))]
 
 
+def notebook_pairs() -> list[tuple[Path, Path]]:
+    """(English, Korean) for every notebook template; the Korean one may not exist yet."""
+    return [(template, NOTEBOOKS / "ko" / template.name) for template in sorted(NOTEBOOKS.glob("*.py"))]
+
+
+def english_source(korean: Path) -> Path:
+    """What a Korean page or notebook template translates."""
+    return NOTEBOOKS / korean.name if korean.suffix == ".py" else ENGLISH / korean.relative_to(KOREAN)
+
+
 def korean_page(arg: str) -> Path:
-    """docs-ko/X.md from docs-ko/X.md, docs/X.md or X.md (SystemExit naming the forms else)."""
+    """docs-ko/X.md from docs-ko/X.md, docs/X.md or X.md; notebooks/ko/X.py from it or
+    notebooks/X.py (SystemExit naming the forms else)."""
     path = Path(arg).resolve()
+    if path.suffix == ".py" and path.is_relative_to(NOTEBOOKS):
+        return NOTEBOOKS / "ko" / path.name
     for folder in (KOREAN, ENGLISH):
         if path.is_relative_to(folder):
             return KOREAN / path.relative_to(folder)
     if (ENGLISH / arg).is_file():
         return KOREAN / arg
-    raise SystemExit(f"{arg}: not a page; name it docs-ko/X.md, docs/X.md or X.md (pages: "
+    raise SystemExit(f"{arg}: not a page; name it docs-ko/X.md, docs/X.md, X.md or notebooks/X.py (pages: "
                      f"{', '.join(p.name for p, _ in page_pairs())})")
 
 
 def main(argv: list[str]) -> int:
-    pages = [korean_page(a) for a in argv] or [ko for _, ko in page_pairs()]
+    pages = [korean_page(a) for a in argv] or [ko for _, ko in page_pairs() + notebook_pairs()]
     failed = False
     for korean in pages:
-        english = ENGLISH / korean.relative_to(KOREAN)
+        english = english_source(korean)
         if not korean.exists():
             print(f"{korean.relative_to(ROOT)}: missing (translates {english.relative_to(ROOT)})")
             failed = True
             continue
-        problems = differences(english, korean)
+        problems = (notebook_differences if korean.suffix == ".py" else differences)(english, korean)
         failed |= bool(problems)
         print(f"{korean.relative_to(ROOT)}: " + ("follows its English page" if not problems
               else "\n  " + "\n  ".join(problems)))

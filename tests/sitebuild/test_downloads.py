@@ -57,6 +57,18 @@ def test_a_notebook_opens_in_colab_only_from_a_github_repository():
     assert downloads.colab_url("https://github.com/someone/jit-docs", "docs", "selu") is None
 
 
+def test_a_korean_notebook_page_opens_its_korean_notebook_in_colab_and_edits_its_template():
+    from types import SimpleNamespace
+
+    for edition, folder in (("en", "notebooks/"), ("ko", "notebooks/ko/")):
+        page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/selu.ipynb"), edit_url="x")
+        config = SimpleNamespace(repo_url="https://github.com/someone/jit-docs", edit_uri="edit/main/docs/",
+                                 extra={"edition": edition})
+        downloads.on_page_context({}, page, config, None)
+        assert page.colab_url.endswith(f"/someone/jit-docs/blob/main/{folder}selu.ipynb"), edition
+        assert page.edit_url == f"https://github.com/someone/jit-docs/edit/main/{folder}selu.py"
+
+
 def test_source_links_point_at_the_branch_the_site_is_built_from():
     assert downloads.source_url("https://github.com/someone/jit-docs/", "edit/dev/docs-ko/", "snippets/") == (
         "https://github.com/someone/jit-docs/blob/dev/snippets/")

@@ -9,11 +9,18 @@ import subprocess
 import sys
 import time
 
+import pytest
+from mkdocs.config import load_config
 
 import korean_edition
 from project import ROOT
 
 QUICK = ROOT / ".cache" / "measured" / "quick"
+
+
+@pytest.fixture(scope="module")
+def snippets_config():
+    return load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]
 
 
 def test_the_korean_words_cover_what_the_build_and_the_theme_need():
@@ -57,15 +64,15 @@ def test_a_korean_sentence_states_several_verdicts_with_one_subject():
 
 
 def test_language_links_go_to_the_same_page_in_the_other_edition():
-    assert korean_edition.other_page("selu/", "en", {"", "selu/"}) == "../ko/selu/"
-    assert korean_edition.other_page("", "en", {"", "selu/"}) == "ko/"
-    assert korean_edition.other_page("notebooks/selu/", "en", {"", "selu/"}) == "../../ko/"
-    assert korean_edition.other_page("selu/", "ko", None) == "../../selu/"
-    assert korean_edition.other_page("", "ko", None) == "../"
+    assert korean_edition.other_page("selu/", "en") == "../ko/selu/"
+    assert korean_edition.other_page("", "en") == "ko/"
+    assert korean_edition.other_page("notebooks/selu/", "en") == "../../ko/notebooks/selu/"
+    assert korean_edition.other_page("selu/", "ko") == "../../selu/"
+    assert korean_edition.other_page("", "ko") == "../"
     html = ('<link rel="alternate" href="ko/" hreflang="ko">'
             '<a href="ko/" hreflang="ko" class="md-select__link">한국어</a>'
             '<a href="./" hreflang="en" class="md-select__link">English</a>')
-    assert korean_edition.language_links(html, "jit/", "en", ROOT) == (  # no root <link>
+    assert korean_edition.language_links(html, "jit/", "en") == (  # no root <link>
         '<a href="../ko/jit/" hreflang="ko" class="md-select__link">한국어</a>'
         '<a href="./" hreflang="en" class="md-select__link">English</a>')
 
@@ -78,16 +85,83 @@ def test_every_page_names_itself_in_both_editions_for_search_engines():
     both = ('<link rel=" alternate" hreflang="en" href="https://x.example/site/jit/">\n'
             '<link rel=" alternate" hreflang="ko" href="https://x.example/site/ko/jit/">\n')
     for edition, site_url in (("en", "https://x.example/site/"), ("ko", "https://x.example/site/ko/")):
-        html = korean_edition.language_links(head, "jit/", edition, ROOT, site_url)
+        html = korean_edition.language_links(head, "jit/", edition, site_url)
         assert html == f"<head>\n{both}<title>t</title>", edition
-    notebook = korean_edition.language_links(head, "notebooks/selu/", "en", ROOT, "https://x.example/")
-    assert notebook == "<head>\n<title>t</title>", "no Korean edition of a notebook page"
+    notebook = korean_edition.language_links(head, "notebooks/selu/", "en", "https://x.example/")
+    assert 'hreflang="ko" href="https://x.example/ko/notebooks/selu/"' in notebook, "a Korean notebook page too"
 
 
-def test_notebook_links_of_a_korean_page_go_to_the_english_notebook_page():
-    text = "코드는 [노트북](notebooks/selu.ipynb)으로도 있습니다."
-    assert korean_edition.notebook_links(text, "selu/") == (
-        '코드는 <a href="../../notebooks/selu/">노트북</a> (영어)으로도 있습니다.')
+# ---------------------------------------------------------------- the Korean notebooks
+
+NOTEBOOK_NAMES = sorted(p.stem for p in (ROOT / "notebooks").glob("*.py"))
+
+
+def _executed(cache_root, snippets_config, names):
+    """Stand-ins for the English build's executed notebooks `names`: each code cell printed its number."""
+    import notebooks
+    from snippet_runs import KEY_FILE
+
+    for name in names:
+        template = ROOT / "notebooks" / f"{name}.py"
+        notebook = json.loads(notebooks.expand(template, snippets_config))
+        for number, cell in enumerate(c for c in notebook["cells"] if c["cell_type"] == "code"):
+            cell.update(execution_count=number + 1, outputs=[
+                {"output_type": "stream", "name": "stdout", "text": f"English cell {number}\n"}])
+        (cache_root / name / "notebooks").mkdir(parents=True)
+        (cache_root / name / "notebooks" / f"{name}.ipynb").write_text(json.dumps(notebook))
+        (cache_root / name / KEY_FILE).write_text(json.dumps(notebooks.cache_key(template, ROOT)))
+
+
+def test_a_korean_notebook_shows_the_english_outputs_and_is_never_executed(snippets_config, tmp_path):
+    cache_root = tmp_path / "cache"
+    _executed(cache_root, snippets_config, ["selu"])
+    with pytest.raises(korean_edition.EditionError, match="run `mkdocs build` \\(the English edition\\) first") as error:
+        korean_edition.korean_notebooks(ROOT, cache_root, snippets_config)  # the others: not executed
+    assert "notebook deeponet" in str(error.value) and "notebook selu" not in str(error.value)
+
+    _executed(cache_root, snippets_config, [n for n in NOTEBOOK_NAMES if n != "selu"])
+    found = korean_edition.korean_notebooks(ROOT, cache_root, snippets_config)
+    assert sorted(found) == NOTEBOOK_NAMES
+    for name, path in found.items():
+        assert path == cache_root / "ko" / "notebooks" / f"{name}.ipynb"  # beside the English ones, apart
+        cells = json.loads(path.read_text())["cells"]
+        code = [c for c in cells if c["cell_type"] == "code"]
+        assert ["".join(c["outputs"][0]["text"]) for c in code] == [f"English cell {i}\n" for i in range(len(code))]
+        assert all(re.search(r"[가-힣]", "".join(c["source"])) for c in cells if c["cell_type"] == "markdown")
+
+
+def test_a_korean_notebook_whose_code_differs_from_the_english_one_fails_the_build(snippets_config, tmp_path, monkeypatch):
+    import notebooks
+
+    cache_root, expand = tmp_path / "cache", notebooks.expand
+    _executed(cache_root, snippets_config, NOTEBOOK_NAMES)
+    monkeypatch.setattr(notebooks, "expand", lambda template, config: expand(template, config).replace(
+        "n = 100_000", "n = 1_000") if template == ROOT / "notebooks" / "ko" / "selu.py" else expand(template, config))
+    with pytest.raises(korean_edition.EditionError, match=r"notebooks/ko/selu.py: code cells \[3\]: not the English"):
+        korean_edition.korean_notebooks(ROOT, cache_root, snippets_config)
+
+
+def test_only_comments_and_docstrings_may_differ_between_the_editions_code():
+    english = 'def f(x):\n    """Double x."""\n    return 2 * x  # twice\n'
+    korean = 'def f(x):\n    """x의 두 배."""\n\n    return 2 * x  # 두 배\n'
+    assert korean_edition.code(english) == korean_edition.code(korean)
+    assert korean_edition.code(english) != korean_edition.code(english.replace("2 * x", "3 * x"))
+    assert korean_edition.code('print("x")') != korean_edition.code('print("엑스")')  # a string is code
+
+
+def test_the_korean_pages_link_the_korean_notebooks_which_show_the_english_outputs(built_site):
+    for page, link in (("selu", "../notebooks/selu/"), ("", "notebooks/selu/"),
+                       ("sharp-bits", "../notebooks/sharp_bits/")):
+        html = (built_site / "ko" / page / "index.html").read_text(encoding="utf-8")
+        assert f'href="{link}"' in html and "(영어)" not in html, page
+    for name in NOTEBOOK_NAMES:
+        english, korean = (json.loads((built_site / folder / "notebooks" / name / f"{name}.ipynb").read_text())
+                           for folder in (".", "ko"))
+        code = [[c for c in nb["cells"] if c["cell_type"] == "code"] for nb in (english, korean)]
+        assert [c["outputs"] for c in code[1]] == [c["outputs"] for c in code[0]], name
+        page = (built_site / "ko" / "notebooks" / name / "index.html").read_text(encoding="utf-8")
+        assert re.search(r"<h1[^>]*>[^<]*[가-힣]", page) and 'href="' + name + '.ipynb"' in page, name
+        assert 'hreflang="en"' in page and 'href="../../../notebooks/' + name + '/"' in page
 
 
 def test_the_korean_figures_are_in_the_built_site_with_korean_labels(built_site):
@@ -237,13 +311,17 @@ def test_the_theme_speaks_korean_as_an_editor_writes_it(built_site):
 
 
 def _korean_prose(path) -> str:
-    """A Korean page's words: no code blocks or inline code (code keeps its own names)."""
-    text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    """A Korean page's words: no code blocks or inline code (code keeps its own names); a
+    Korean notebook template's: its comments, Markdown cells included."""
+    if path.suffix == ".py":
+        text = "\n".join(re.findall(r"#(.*)$", path.read_text(encoding="utf-8"), re.M))
+    else:
+        text = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
     return re.sub(r"`[^`\n]*`", "`code`", text)
 
 
 def test_one_korean_term_per_concept_everywhere():
-    """docs-ko/words.yml `terms`: each concept's one Korean term; no page uses a rejected one,
+    """docs-ko/words.yml `terms`: each concept's one Korean term; no page or notebook uses a rejected one,
     and a term the glossary defines is on its glossary line, so its tooltip appears."""
     from page_templates import load_words
 
@@ -253,7 +331,8 @@ def test_one_korean_term_per_concept_everywhere():
     defined = glossary.abbreviations((ROOT / "docs-ko" / "glossary.md").read_text(encoding="utf-8"))
     assert [t for t, spec in terms.items() if spec.get("glossary") and t not in defined] == []
     found = [f"{page.name}: {match.group(0)!r} (write {term}, for {spec['for']})"
-             for page in sorted((ROOT / "docs-ko").glob("*.md")) for text in [_korean_prose(page)]
+             for page in [*sorted((ROOT / "docs-ko").glob("*.md")), *sorted((ROOT / "notebooks" / "ko").glob("*.py"))]
+             for text in [_korean_prose(page)]
              for term, spec in terms.items() for rejected in spec["not"]
              for match in re.finditer(rejected, text)]
     assert not found, "\n".join(found)

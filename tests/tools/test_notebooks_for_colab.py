@@ -13,7 +13,7 @@ def snippets_config():
     return load_config(str(ROOT / "mkdocs.yml")).mdx_configs["pymdownx.snippets"]
 
 
-@pytest.mark.parametrize("template", sorted((ROOT / "notebooks").glob("*.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("template", notebooks_for_colab.templates(), ids=lambda p: p.relative_to(ROOT / "notebooks").with_suffix("").as_posix())
 def test_the_notebook_colab_opens_is_the_templates_edition(template, snippets_config):
     # Colab opens notebooks only from the repository: each template's unexecuted edition is
     # committed beside it, and must be what the build would make of it today.

@@ -113,14 +113,9 @@ def untranslated(html: str, allowed: set[str] | None = None) -> list[str]:
 
 
 def _nav(nav: list) -> list[str]:
-    """The nav's targets in order: a page, or notebooks/<name> for a notebook page (the
-    English .ipynb, or the Korean edition's link to the English notebook page)."""
-    targets = []
-    for item in nav:
-        target = next(iter(item.values())) if isinstance(item, dict) else item
-        notebook = re.fullmatch(r"(?:\.\./)?notebooks/(\w+)(?:\.ipynb|/)", target)
-        targets.append(f"notebooks/{notebook.group(1)}" if notebook else target)
-    return targets
+    """The nav's targets in order: a page, or a notebook (notebooks/<name>.ipynb, in each
+    edition its own)."""
+    return [next(iter(item.values())) if isinstance(item, dict) else item for item in nav]
 
 
 def _config_nav() -> list:
@@ -142,6 +137,27 @@ def test_the_korean_nav_lists_the_same_pages_in_the_same_order_titled_by_their_h
     pages = [item for item in korean if isinstance(item, str)]
     assert len(pages) >= 10, "a chapter's nav entry has no title of its own: its page's H1 names it"
     assert not re.search(r"^nav:", (ROOT / "mkdocs.ko.yml").read_text(encoding="utf-8"), re.M)
+
+
+NOTEBOOKS = [english.stem for english, _ in translations.notebook_pairs()]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_each_korean_notebook_follows_its_english_notebook(name):
+    """notebooks/ko/X.py: the same cells and code (the build shows the English outputs under
+    it), its words in Korean, and the digest of notebooks/X.py."""
+    english, korean = translations.NOTEBOOKS / f"{name}.py", translations.NOTEBOOKS / "ko" / f"{name}.py"
+    assert korean.is_file(), f"notebooks/ko/{name}.py is missing"
+    problems = translations.notebook_differences(english, korean)
+    assert not problems, f"notebooks/ko/{name}.py:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_built_korean_notebook_has_no_english_prose(built_site, name):
+    korean_file = built_site / "ko" / "notebooks" / name / "index.html"
+    assert korean_file.is_file(), f"ko/notebooks/{name}/ was not built"
+    left = untranslated(korean_file.read_text(encoding="utf-8"))
+    assert not left, f"ko/notebooks/{name}/ has English text:\n  " + "\n  ".join(left)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -205,6 +221,9 @@ translated_from: {digest}
 def test_a_translator_may_name_a_page_three_ways_and_a_wrong_name_is_explained():
     ko = ROOT / "docs-ko" / "selu.md"
     assert {translations.korean_page(a) for a in ("selu.md", str(ROOT / "docs" / "selu.md"), str(ko))} == {ko}
+    notebook = ROOT / "notebooks" / "ko" / "selu.py"
+    assert {translations.korean_page(str(p)) for p in (notebook, ROOT / "notebooks" / "selu.py")} == {notebook}
+    assert translations.english_source(notebook) == ROOT / "notebooks" / "selu.py"
     with pytest.raises(SystemExit, match="nope.md: not a page; name it docs-ko/X.md"):
         translations.korean_page("nope.md")
 
@@ -282,3 +301,55 @@ def test_a_korean_sentence_may_join_verdicts_that_share_a_name_but_not_drop_one(
     korean.write_text(front + '{{ compared(v.a, topic="jit") }}.\n', encoding="utf-8")
     (problem,) = translations.differences(english, korean)
     assert "only in English ['compared(v[\"b\"])']" in problem, problem
+
+
+ENGLISH_NOTEBOOK = """# %% [markdown]
+# # A notebook
+#
+# Its words.
+
+# %%
+# --8<-- "selu.py:selu"
+
+x = selu(1.0)  # one value
+print("x is", x)
+"""
+
+KOREAN_NOTEBOOK = """# ---
+# jupyter:
+#   translated_from: {digest}
+# ---
+
+# %% [markdown]
+# # JAX 노트북
+#
+# 그 말.
+
+# %%
+# --8<-- "selu.py:selu"
+
+x = selu(1.0)  # 값 하나
+print("x is", x)
+"""
+
+
+def test_a_korean_notebook_may_translate_its_words_but_not_its_code(tmp_path):
+    english, korean = tmp_path / "en.py", tmp_path / "ko.py"
+    english.write_text(ENGLISH_NOTEBOOK, encoding="utf-8")
+    faithful = KOREAN_NOTEBOOK.format(digest=translations.source_digest(english))
+    korean.write_text(faithful, encoding="utf-8")
+    assert translations.notebook_differences(english, korean) == []
+    for broken, what in ((faithful.replace('"x is"', '"x는"'), "cell 2: not the English code"),
+                         (faithful.replace('selu.py:selu"', 'selu.py:inputs"'), "cell 2: not the English code"),
+                         (faithful.replace("# 그 말.", "# Its words."), ""),
+                         (faithful.replace("# # JAX 노트북\n#\n# 그 말.", "# # A notebook"), "cell 1: prose with no Korean"),
+                         (faithful.replace("\n# %% [markdown]\n# # JAX 노트북", "\n# %%\n# # JAX 노트북"), "cells differ"),
+                         (faithful.replace("# # JAX 노트북", "# # JAX 노트북\n#\n# ## 1. 절\n#\n# ## 1. 절"), "heading '1. 절'"),
+                         (faithful.replace("# # JAX 노트북", "# # `selu` 노트북"), "heading '`selu` 노트북'")):
+        korean.write_text(broken, encoding="utf-8")
+        found = "\n".join(translations.notebook_differences(english, korean))
+        assert what in found and (what or not found), (what, found)
+    english.write_text(ENGLISH_NOTEBOOK + "\nprint(x)\n", encoding="utf-8")
+    korean.write_text(faithful, encoding="utf-8")
+    (problem,) = translations.notebook_differences(english, korean)[-1:]
+    assert "records translated_from" in problem  # a changed English template: stale
