@@ -119,7 +119,7 @@ def headline_n(quick):
 
 
 SMALL = (1, 10, 100)  # jitted calls this small are almost all the call's own cost
-PROCESSES = 2  # each timing from this many processes (pyperf-style; the page shows their spread)
+PROCESSES = 2  # each timing from this many processes, as pyperf does
 
 
 def measure(quick: bool) -> dict:
