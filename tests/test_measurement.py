@@ -212,3 +212,17 @@ def test_the_state_moved_when_the_tiny_jitted_call_changed_speed_by_moved():
     assert not measurement.state_moved(before, {"tiny_jit_call": 5.9e-6})
     assert measurement.state_moved(before, {"tiny_jit_call": 6.1e-6})
     assert measurement.state_moved(before, {"tiny_jit_call": 2.6e-6})
+
+
+def test_the_cpu_is_named_where_the_sandbox_hides_its_model(monkeypatch):
+    cpuinfo = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 175\n"
+               "model\t\t: 1\nmodel name\t: unknown\nstepping\t: unknown\n\n"
+               "processor\t: 1\nmodel name\t: other\n")
+    monkeypatch.setattr(measurement.Path, "read_text", lambda self, *a, **k: cpuinfo)
+    assert measurement.machine()["cpu"] == "AuthenticAMD family 175 model 1 stepping unknown"
+    monkeypatch.setattr(measurement.Path, "read_text", lambda self, *a, **k: "model name\t: Intel(R) Xeon(R)\n")
+    assert measurement.machine()["cpu"] == "Intel(R) Xeon(R)"
+    monkeypatch.setattr(measurement.Path, "read_text", lambda self, *a, **k: "model name\t: unknown\n")
+    monkeypatch.setattr(measurement.platform, "processor", lambda: "unknown")  # uname -p under gVisor
+    assert measurement.machine()["cpu"] == platform.machine()
+
