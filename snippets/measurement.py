@@ -221,6 +221,19 @@ def fact(fact_id: str, holds: bool, detail: str = "") -> None:
         FACTS_CHECKED.append(fact_id)
 
 
+# How closely a float32 result computed on a backend must match the same formula on
+# the host (NumPy in float32, Python floats in double precision) for a fact that says
+# they agree: numpy.allclose's rtol and atol. XLA:CPU's exp is NumPy's to about an ulp
+# (SELU: 4.8e-7 apart at most); a TPU's float32 exp is coarser (a TPU v5e's SELU: 6.4e-6
+# from NumPy's at most, over 10^6 values). A wrong formula is 1e-3 off or more.
+AGREE = {"cpu": {"rtol": 1e-5, "atol": 1e-6}, "other": {"rtol": 1e-5, "atol": 2e-5}}
+
+
+def agree_within(backend: str) -> dict[str, float]:
+    """AGREE's tolerance for results computed on `backend` (jax.default_backend())."""
+    return AGREE["cpu" if backend == "cpu" else "other"]
+
+
 # Thresholds of every verdict on the site (how-this-site-is-built prints them).
 SAME = 1.10  # two timings within 10 % of each other are "about the same"
 CLOSE = 2.0  # a winner by less than 2x is "close"

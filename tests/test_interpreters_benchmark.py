@@ -56,6 +56,21 @@ def rendered(data, selu_n=(10**3, 10**4, 10**5)):
     return {edition: " ".join(text.split()) for edition, text in pages.items()}  # one line
 
 
+def test_the_rungs_agree_to_the_precision_of_the_backend_that_ran():
+    import numpy as np
+
+    from selu import selu_numpy
+
+    x = np.linspace(-4, 4, 10_001, dtype=np.float32)
+    jit = selu_numpy(x)
+    tpu_like = jit + np.float32(6e-6) * np.sign(np.sin(np.arange(x.size)))  # a TPU v5e's exp
+    results = {"pure Python": tpu_like, "NumPy": tpu_like, "eager JAX": jit, "jax.jit": jit}
+    assert ib.rungs_agree(results, "tpu")["differ"] == []
+    assert ib.rungs_agree(results, "cpu")["differ"] == ["pure Python", "NumPy"]  # the failure
+    wrong = {**results, "NumPy": selu_numpy(x, alpha=1.6733)}  # a real disagreement still fails
+    assert ib.rungs_agree(wrong, "tpu")["differ"] == ["NumPy"]
+
+
 def test_verdicts_follow_the_numbers_whichever_way_they_fall():
     v = ib.report(sample_data()).verdicts
     assert v["python_vs_jit"]["winner"] == "jit" and v["python_vs_jit"]["ratio"] == pytest.approx(50)

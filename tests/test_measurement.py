@@ -226,3 +226,9 @@ def test_the_cpu_is_named_where_the_sandbox_hides_its_model(monkeypatch):
     monkeypatch.setattr(measurement.platform, "processor", lambda: "unknown")  # uname -p under gVisor
     assert measurement.machine()["cpu"] == platform.machine()
 
+
+
+def test_each_agreement_tolerance_comes_from_the_backend_that_ran():
+    assert measurement.agree_within("cpu") == {"rtol": 1e-5, "atol": 1e-6}
+    assert measurement.agree_within("tpu") == measurement.agree_within("gpu") == measurement.AGREE["other"]
+
