@@ -507,6 +507,26 @@ def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
     return {"data": data, "check": {"start": before, "end": machine_check(repeats)}}
 
 
+def in_a_new_process(function: Callable, *args):
+    """function(*args) in a fresh Python process (its result comes back pickled).
+
+    The process that starts it must not hold a device yet: an accelerator such as a
+    TPU admits one process at a time, and a second one that opens it fails ("Internal
+    error when accessing libtpu multi-process lockfile"). So a build snippet's process
+    touches no device before its fresh processes have run: `main` reads the machine
+    and the versions after `measure`, and a `measure` that measures in fresh processes
+    starts them before it computes anything itself."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")  # a new interpreter, no inherited JAX
+    pool = spawn.Pool(1)
+    try:
+        return pool.apply(function, args)
+    finally:  # let it exit and let go of the device (a `with` block would kill it)
+        pool.close()
+        pool.join()
+
+
 def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) -> dict:
     """measure_once(quick) in `count` fresh Python processes, one after another, as
     pyperf does: a number from one process carries that process's luck (where its
@@ -514,13 +534,9 @@ def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) 
     (state_moved) is measured again, once per call at most (a process can take most of
     a minute); the page says how often. Returns each kept process's data and the
     checks of all of them."""
-    import multiprocessing
-
-    spawn = multiprocessing.get_context("spawn")  # a new interpreter, no inherited JAX
     kept, checks = [], []
     while len(kept) < count:
-        with spawn.Pool(1) as pool:
-            run = pool.apply(checked, (measure_once, quick))
+        run = in_a_new_process(checked, measure_once, quick)
         moved = state_moved(run["check"]["start"], run["check"]["end"])
         left = count - len(checks)  # attempts still allowed after this one (one spare)
         keep = not moved or left < count - len(kept)  # out of attempts: kept, moved
@@ -613,11 +629,13 @@ def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
 
     allocator = keep_freed_memory()  # before anything large is allocated
     plot_style()
-    env = {**environment(), "allocator": allocator}
     check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
-    check = {"start": machine_check(check_repeats)}
+    # No device work here before `measure`, which may start fresh processes (see
+    # in_a_new_process): the first machine check runs in a process of its own.
+    check = {"start": in_a_new_process(machine_check, check_repeats)}
     data = measure(args.quick)
     check["end"] = machine_check(check_repeats)
+    env = {**environment(), "allocator": allocator}
     # Numbers measured elsewhere (history/measure.py's rows) bring their stamp parts.
     env["libraries"].update(data.get("libraries", {}))
     env.update(data.get("environment", {}))
