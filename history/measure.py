@@ -85,7 +85,8 @@ def now() -> str:
 
 
 def stamp(release, process, quick, status="ok", reason="") -> dict:
-    return {"status": status, "reason": reason, "release": release, **machine(), "date": now(), "commit": commit(),
+    return {"status": status, "reason": reason, "release": release, **machine(),
+            "date": now(), "commit": commit(),
             "probe": probe_digest(), "process": process, "quick": int(quick)}
 
 
