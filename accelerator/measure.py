@@ -32,6 +32,7 @@ sys.path[:0] = [str(HERE), str(ROOT / "snippets")]
 # The history chapter's digest of probe code, so that these rows and history's compare.
 from dataset import BACKENDS, COLUMNS, DATASET, PROBES, STATS  # noqa: E402
 from jax_history import code_digest  # noqa: E402
+from measurement import machine  # noqa: E402  (the CPU, named under gVisor too)
 
 PROBE_FILES = {"history": ROOT / "history" / "probe.py",
                "scaling": HERE / "scaling.py"}
@@ -40,36 +41,6 @@ QUICK_DATASET = ROOT / ".cache" / "accelerator" / "quick.csv"
 # A probe that fails this soon most likely met the chip still held by the process
 # before it (seen on these machines): it runs once more after a pause.
 RETRY_WITHIN_S, RETRY_PAUSE_S = 30, 5
-
-
-def cpu() -> str:
-    """The host CPU's model name from /proc/cpuinfo (platform.processor() says
-    'unknown' on Linux). gVisor, the TPU machines' sandbox, says 'unknown' there too:
-    then the vendor and CPUID family, model and stepping, which still name the part."""
-    fields = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if not line.strip():
-                break  # the first processor's block is enough
-            key, _, value = line.partition(":")
-            fields[key.strip()] = value.strip()
-    except OSError:
-        pass
-    name = fields.get("model name", "")
-    if name and name.lower() != "unknown":
-        return name
-    if fields.get("vendor_id"):
-        return (f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model "
-                f"{fields.get('model', '?')} stepping {fields.get('stepping', '?')}")
-    import platform
-    return platform.machine()
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS
-        return os.cpu_count() or 0
 
 
 def now() -> str:
@@ -185,8 +156,8 @@ def measure(out: Path, backends, processes: int, first: int, quick: bool,
                     log(f"{probe} on {backend}, process {process}: skipped, about "
                         f"{guess:.0f} s and {left:.0f} s left")
                     continue
-                stamp = {"probe": probe, "backend": backend, "cpu": cpu(),
-                         "cores": cores(), "commit": commit,
+                stamp = {"probe": probe, "backend": backend, **machine(),
+                         "commit": commit,
                          "digest": digests[probe], "process": process,
                          "quick": int(quick)}
                 t0 = time.monotonic()

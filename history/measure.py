@@ -42,6 +42,7 @@ CACHE = ROOT / ".cache" / "history"
 sys.path.insert(0, str(ROOT / "snippets"))
 # One digest of the probe, for the rows written here and those the chapter keeps.
 from jax_history import probe_digest  # noqa: E402
+from measurement import machine  # noqa: E402
 QUICK_DATASET = CACHE / "quick.csv"
 # A NumPy per release: 1.26.4 wherever the release accepts it (jaxlib before 0.4.26
 # needs NumPy 1), else the site's own NumPy, so that the yardstick changes only once.
@@ -79,31 +80,13 @@ def commit() -> str:
     return head + ("+changes" if changed else "")
 
 
-def cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or platform.machine()
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS
-        return os.cpu_count() or 0
-
-
 def now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
 def stamp(release, process, quick, status="ok", reason="") -> dict:
-    return {"status": status, "reason": reason, "release": release, "cpu": cpu(),
-            "cores": cores(), "date": now(), "commit": commit(),
+    return {"status": status, "reason": reason, "release": release, **machine(),
+            "date": now(), "commit": commit(),
             "probe": probe_digest(), "process": process, "quick": int(quick)}
 
 

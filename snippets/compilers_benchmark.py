@@ -15,7 +15,6 @@ the CPU.
 import math
 import statistics
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import jax
@@ -39,12 +38,13 @@ FIXED = 0.5  # fixed costs "dominate" a call when at least this share of it is f
 
 
 def measure(quick: bool) -> dict:
-    """The listings, the memory-traffic timings, the persistent cache's runs, AOT and
-    export, and jit's in-memory caches (last: it empties them)."""
+    """The persistent cache's runs and the memory-traffic timings (first: both start
+    fresh processes, which need the device this one has not opened yet), the listings,
+    AOT and export, and jit's in-memory caches (last: it empties them)."""
+    cache, traffic = persistent_cache(quick), memory_traffic(quick)
     data = {"backend": jax.default_backend()}
     data.update(listings(N_LISTING, data["backend"]))
-    data["traffic"] = memory_traffic(quick)
-    data["persistent_cache"] = persistent_cache(quick)
+    data.update(traffic=traffic, persistent_cache=cache)
     data.update(keep_and_reuse())
     data["in_memory"] = in_memory()
     no_build_paths(data)
@@ -115,12 +115,7 @@ def persistent_cache(quick):
     pairs, n = (1 if quick else 3), 1000
     runs = {"default": [], "cold": [], "warm": [], "moved": []}
     entries = {state: [] for state in runs}
-    with (tempfile.TemporaryDirectory(prefix="jit-cache-") as root,
-          ThreadPoolExecutor(1) as beside):
-        late = (configured_late, f"{root}/late", f"{root}/second")
-        # quick mode runs this check beside the timed runs; full size, alone after them
-        late_run = beside.submit(in_fresh_process, *late) if quick else None
-
+    with tempfile.TemporaryDirectory(prefix="jit-cache-") as root:
         def run(state, folder, *thresholds):
             runs[state].append(in_fresh_process(first_call, folder, n, *thresholds))
             entries[state].append(cache_entries(folder))
@@ -132,7 +127,8 @@ def persistent_cache(quick):
             run("warm", f"{root}/cache-{i}")
         Path(f"{root}/cache-0").rename(f"{root}/moved")  # the same entries, elsewhere
         run("moved", f"{root}/moved")
-        late = late_run.result() if quick else in_fresh_process(*late)
+        # one process at a time: a TPU admits one (and the timed runs run alone)
+        late = in_fresh_process(configured_late, f"{root}/late", f"{root}/second")
         for done in (r for state_runs in runs.values() for r in state_runs):
             done["log"] = [relative_paths(line, root, "<tmp>") for line in done["log"]]
     check_persistent_cache(runs, entries, late)

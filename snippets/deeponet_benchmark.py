@@ -365,9 +365,9 @@ def measure(quick: bool) -> dict:
     JAX does with it; train briefly; check the result."""
     s = settings(quick)
     config = s["config"]
-    backend = jax.default_backend()
     start = time.perf_counter()
-    runs = in_processes(measure_once, quick, s["processes"])
+    runs = in_processes(measure_once, quick, s["processes"])  # first
+    backend = jax.default_backend()
     each = runs["processes"]
     for run in each:
         check_compilations(run["compiled"])

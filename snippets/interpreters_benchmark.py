@@ -15,8 +15,9 @@ import numpy as np
 from interpreters import (RUNGS, instructions_executed, instructions_per_element,
                           ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
                           selu_python)
-from measurement import (CLOSE, Report, Table, compare, fact, fmt_seconds, main,
-                         ratio, ratio_of, seconds, shared, time_calls, timing, word)
+from measurement import (CLOSE, Report, Table, agree_within, compare, fact,
+                         fmt_seconds, main, ratio, ratio_of, seconds, shared,
+                         time_calls, timing, word)
 from selu import random_input, selu
 
 KEYS = {"python": "pure Python", "numpy": "NumPy", "eager": "eager JAX",
@@ -44,10 +45,10 @@ def measure(quick: bool) -> dict:
     inputs = ladder_inputs(x)
     results = {name: np.asarray(rung(inputs[name]), dtype=np.float32)
                for name, rung in RUNGS.items()}
-    differ = [name for name, values in results.items()
-              if not np.allclose(values, results["jax.jit"], rtol=1e-5, atol=1e-6)]
-    fact("interpreters.rungs_agree", not differ,
-         f"these rungs differ from jax.jit: {differ}")
+    agreement = rungs_agree(results, jax.default_backend())
+    fact("interpreters.rungs_agree", not agreement["differ"],
+         f"these rungs differ from jax.jit beyond {agreement['within']}: "
+         f"{agreement['differ']} (largest differences {agreement['largest']})")
     # The loop on every value, and on the first alone (the fixed cost of one call)
     one = ladder_inputs(jnp.asarray(np.asarray(x)[:1]))
     python = time_calls({"ladder": lambda: selu_python(inputs["pure Python"]),
@@ -77,6 +78,7 @@ def measure(quick: bool) -> dict:
     sizes = [*small["n"][1:], sel["scaling"]["n"][0]]
     return {
         "n": n, "repeats": repeats, "positive": positive, "instructions": counts,
+        "agreement": agreement,
         "processes": sel["processes"],
         "python_instructions": (counts["fixed"] + counts["positive"] * positive
                                 + counts["negative"] * (n - positive)),
@@ -93,6 +95,17 @@ def measure(quick: bool) -> dict:
         "quickening": quickening(swapped, counts),
         "bytecode": bytecode,
     }
+
+
+def rungs_agree(results, backend):
+    """Which rungs' values differ from jax.jit's beyond the precision of the backend
+    that ran it (measurement.AGREE), and each rung's largest difference."""
+    within, jit = agree_within(backend), results["jax.jit"]
+    return {"backend": backend, "within": within,
+            "differ": [name for name, values in results.items()
+                       if not np.allclose(values, jit, **within)],
+            "largest": {name: float(np.max(np.abs(values - jit)))
+                        for name, values in results.items()}}
 
 
 def quickening(swapped, counts):

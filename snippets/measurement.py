@@ -221,6 +221,19 @@ def fact(fact_id: str, holds: bool, detail: str = "") -> None:
         FACTS_CHECKED.append(fact_id)
 
 
+# How closely a float32 result computed on a backend must match the same formula on
+# the host (NumPy in float32, Python floats in double precision) for a fact that says
+# they agree: numpy.allclose's rtol and atol. XLA:CPU's exp is NumPy's to about an ulp
+# (SELU: 4.8e-7 apart at most); a TPU's float32 exp is coarser (a TPU v5e's SELU: 6.4e-6
+# from NumPy's at most, over 10^6 values). A wrong formula is 1e-3 off or more.
+AGREE = {"cpu": {"rtol": 1e-5, "atol": 1e-6}, "other": {"rtol": 1e-5, "atol": 2e-5}}
+
+
+def agree_within(backend: str) -> dict[str, float]:
+    """AGREE's tolerance for results computed on `backend` (jax.default_backend())."""
+    return AGREE["cpu" if backend == "cpu" else "other"]
+
+
 # Thresholds of every verdict on the site (how-this-site-is-built prints them).
 SAME = 1.10  # two timings within 10 % of each other are "about the same"
 CLOSE = 2.0  # a winner by less than 2x is "close"
@@ -393,15 +406,26 @@ def keep_freed_memory() -> dict[str, int]:
 # ---------------------------------------------------------------- where it ran
 
 def machine() -> dict[str, Any]:
-    """The CPU's name and how many cores this process may run on."""
-    cpu = platform.processor() or platform.machine()
+    """The host CPU's name and how many cores this process may run on.
+
+    The name is /proc/cpuinfo's model name. gVisor (the sandbox of the TPU machines
+    this site was measured on) says "unknown" there, and so does `platform`: then the
+    vendor and CPUID family, model and stepping, which still name the part."""
+    fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
+            if not line.strip():
+                break  # the first processor's block is enough
+            key, _, value = line.partition(":")
+            fields[key.strip()] = value.strip()
+    except OSError:  # macOS, Windows
         pass
+    cpu = fields.get("model name", "")
+    if (not cpu or cpu.lower() == "unknown") and fields.get("vendor_id"):
+        cpu = (f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model "
+               f"{fields.get('model', '?')} stepping {fields.get('stepping', '?')}")
+    if not cpu or cpu.lower() == "unknown":  # uname -p says "unknown" on Linux
+        cpu = platform.processor().replace("unknown", "") or platform.machine()
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
              else os.cpu_count())
     return {"cpu": cpu, "cores": cores}
@@ -483,6 +507,26 @@ def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
     return {"data": data, "check": {"start": before, "end": machine_check(repeats)}}
 
 
+def in_a_new_process(function: Callable, *args):
+    """function(*args) in a fresh Python process (its result comes back pickled).
+
+    The process that starts it must not hold a device yet: an accelerator such as a
+    TPU admits one process at a time, and a second one that opens it fails ("Internal
+    error when accessing libtpu multi-process lockfile"). So a build snippet's process
+    touches no device before its fresh processes have run: `main` reads the machine
+    and the versions after `measure`, and a `measure` that measures in fresh processes
+    starts them before it computes anything itself."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")  # a new interpreter, no inherited JAX
+    pool = spawn.Pool(1)
+    try:
+        return pool.apply(function, args)
+    finally:  # let it exit and let go of the device (a `with` block would kill it)
+        pool.close()
+        pool.join()
+
+
 def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) -> dict:
     """measure_once(quick) in `count` fresh Python processes, one after another, as
     pyperf does: a number from one process carries that process's luck (where its
@@ -490,13 +534,9 @@ def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) 
     (state_moved) is measured again, once per call at most (a process can take most of
     a minute); the page says how often. Returns each kept process's data and the
     checks of all of them."""
-    import multiprocessing
-
-    spawn = multiprocessing.get_context("spawn")  # a new interpreter, no inherited JAX
     kept, checks = [], []
     while len(kept) < count:
-        with spawn.Pool(1) as pool:
-            run = pool.apply(checked, (measure_once, quick))
+        run = in_a_new_process(checked, measure_once, quick)
         moved = state_moved(run["check"]["start"], run["check"]["end"])
         left = count - len(checks)  # attempts still allowed after this one (one spare)
         keep = not moved or left < count - len(kept)  # out of attempts: kept, moved
@@ -589,11 +629,13 @@ def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
 
     allocator = keep_freed_memory()  # before anything large is allocated
     plot_style()
-    env = {**environment(), "allocator": allocator}
     check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
-    check = {"start": machine_check(check_repeats)}
+    # No device work here before `measure`, which may start fresh processes (see
+    # in_a_new_process): the first machine check runs in a process of its own.
+    check = {"start": in_a_new_process(machine_check, check_repeats)}
     data = measure(args.quick)
     check["end"] = machine_check(check_repeats)
+    env = {**environment(), "allocator": allocator}
     # Numbers measured elsewhere (history/measure.py's rows) bring their stamp parts.
     env["libraries"].update(data.get("libraries", {}))
     env.update(data.get("environment", {}))

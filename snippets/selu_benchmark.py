@@ -125,8 +125,8 @@ PROCESSES = 2  # each timing from this many processes, as pyperf does
 def measure(quick: bool) -> dict:
     """Every SELU timing this site shows, each measured once per build: in several
     fresh processes (measure_once), pooled; the thread counts of this process."""
+    runs = in_processes(measure_once, quick, PROCESSES)  # first
     check_int32_conversions()
-    runs = in_processes(measure_once, quick, PROCESSES)
     each = runs["processes"]
 
     def pool(*path):  # one timing (or a list of them) across the processes

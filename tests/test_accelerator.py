@@ -246,17 +246,6 @@ def test_the_parent_process_never_imports_jax():
             assert not any(m.split(".")[0] in ("jax", "jaxlib") for m in modules), name
 
 
-def test_the_cpu_is_named_where_the_sandbox_hides_its_model(monkeypatch):
-    cpuinfo = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 175\n"
-               "model\t\t: 1\nmodel name\t: unknown\nstepping\t: unknown\n\n"
-               "processor\t: 1\nmodel name\t: other\n")
-    monkeypatch.setattr(measure.Path, "read_text", lambda self, *a, **k: cpuinfo)
-    assert measure.cpu() == "AuthenticAMD family 175 model 1 stepping unknown"
-    monkeypatch.setattr(measure.Path, "read_text",
-                        lambda self, *a, **k: "model name\t: Intel(R) Xeon(R)\n")
-    assert measure.cpu() == "Intel(R) Xeon(R)"
-
-
 def test_a_quick_run_on_the_cpu_writes_a_row_per_probe(tmp_path):
     out = tmp_path / "quick.csv"
     measure.main(["--quick", "--backends", "cpu", "--out", str(out), "--commit", "test"])

@@ -26,6 +26,8 @@ def sample_data(ladder=(1e-3, 30e-6, 400e-6, 20e-6), small=(5.1e-6, 5.2e-6, 5.3e
                 busy=1.0, xla=1, python="3.13"):
     """Data as measure(quick=True) writes it (n = 10**4); ladder: python, numpy, eager, jit."""
     return {"n": 10**4, "repeats": 5, "positive": 5000, "processes": 2,
+            "agreement": {"backend": "cpu", "within": {"rtol": 1e-5, "atol": 1e-6}, "differ": [],
+                          "largest": {"pure Python": 4.8e-7, "NumPy": 3.6e-7, "eager JAX": 2.4e-7, "jax.jit": 0.0}},
             "instructions": {"fixed": 7, "positive": 18, "negative": 25},
             "python_instructions": 7 + 18 * 5000 + 25 * 5000, "one_python_instructions": 25,
             "operations": 6,
@@ -54,6 +56,21 @@ def rendered(data, selu_n=(10**3, 10**4, 10**5)):
             text, page="interpreters.md", page_url="interpreters/", results=results,
             words=page_templates.load_words(ROOT / edition), page_words=meta.get("words"))
     return {edition: " ".join(text.split()) for edition, text in pages.items()}  # one line
+
+
+def test_the_rungs_agree_to_the_precision_of_the_backend_that_ran():
+    import numpy as np
+
+    from selu import selu_numpy
+
+    x = np.linspace(-4, 4, 10_001, dtype=np.float32)
+    jit = selu_numpy(x)
+    tpu_like = jit + np.float32(6e-6) * np.sign(np.sin(np.arange(x.size)))  # a TPU v5e's exp
+    results = {"pure Python": tpu_like, "NumPy": tpu_like, "eager JAX": jit, "jax.jit": jit}
+    assert ib.rungs_agree(results, "tpu")["differ"] == []
+    assert ib.rungs_agree(results, "cpu")["differ"] == ["pure Python", "NumPy"]  # the issue's failure
+    wrong = {**results, "NumPy": selu_numpy(x, alpha=1.6733)}  # a real disagreement still fails
+    assert ib.rungs_agree(wrong, "tpu")["differ"] == ["NumPy"]
 
 
 def test_verdicts_follow_the_numbers_whichever_way_they_fall():
@@ -167,6 +184,8 @@ PERTURBATIONS = {
     "XLA threads 1": _set("threads.xla", 1), "XLA threads 16": _set("threads.xla", 16),
     "eager JAX on one core": _set("threads.eager_cores_busy", 1.0),
     "eager JAX busy on 1.9 cores": _set("threads.eager_cores_busy", 1.9),
+    "rungs off the CPU": _set("agreement", {"backend": "tpu", "within": {"rtol": 1e-5, "atol": 2e-5},
+                                            "differ": [], "largest": {"NumPy": 6.4e-6, "jax.jit": 0.0}}),
     "Python 3.11": _set("quickening", {"python": "3.11", "note_python": "3.13", "specialized": [],
                                        "fused": [], "count_unchanged": False}),
 }

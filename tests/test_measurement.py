@@ -212,3 +212,66 @@ def test_the_state_moved_when_the_tiny_jitted_call_changed_speed_by_moved():
     assert not measurement.state_moved(before, {"tiny_jit_call": 5.9e-6})
     assert measurement.state_moved(before, {"tiny_jit_call": 6.1e-6})
     assert measurement.state_moved(before, {"tiny_jit_call": 2.6e-6})
+
+
+def test_the_cpu_is_named_where_the_sandbox_hides_its_model(monkeypatch):
+    cpuinfo = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 175\n"
+               "model\t\t: 1\nmodel name\t: unknown\nstepping\t: unknown\n\n"
+               "processor\t: 1\nmodel name\t: other\n")
+    monkeypatch.setattr(measurement.Path, "read_text", lambda self, *a, **k: cpuinfo)
+    assert measurement.machine()["cpu"] == "AuthenticAMD family 175 model 1 stepping unknown"
+    monkeypatch.setattr(measurement.Path, "read_text", lambda self, *a, **k: "model name\t: Intel(R) Xeon(R)\n")
+    assert measurement.machine()["cpu"] == "Intel(R) Xeon(R)"
+    monkeypatch.setattr(measurement.Path, "read_text", lambda self, *a, **k: "model name\t: unknown\n")
+    monkeypatch.setattr(measurement.platform, "processor", lambda: "unknown")  # uname -p under gVisor
+    assert measurement.machine()["cpu"] == platform.machine()
+
+
+def test_each_agreement_tolerance_comes_from_the_backend_that_ran():
+    assert measurement.agree_within("cpu") == {"rtol": 1e-5, "atol": 1e-6}
+    assert measurement.agree_within("tpu") == measurement.agree_within("gpu") == measurement.AGREE["other"]
+
+
+# A build snippet's process opens no device before it starts its fresh processes: a TPU
+# admits one process at a time (measurement.in_a_new_process). Run in one new process: the
+# snippets that start fresh ones (in_processes, compilers' in_fresh_process, or shared()
+# run alone, which measures the SELU chapter here), each until its first.
+STARTS_FIRST = r"""
+import importlib, sys
+import measurement
+from jax._src import xla_bridge
+
+class Started(Exception):
+    pass
+
+def guard(function, *args):
+    if xla_bridge.backends_are_initialized():
+        sys.exit(f"{name} opened a device before it ran {function.__name__} in a new process")
+    if function is measurement.machine_check:  # main's first check: a stand-in
+        return dict.fromkeys(("python_loop", "tiny_jit_call", "tiny_numpy_call"), 1e-6)
+    raise Started
+
+measurement.in_a_new_process = guard
+for name in sys.argv[1:]:
+    snippet = importlib.import_module(name)
+    if hasattr(snippet, "in_fresh_process"):
+        snippet.in_fresh_process = guard
+    try:
+        measurement.main(snippet.measure, snippet.report, snippet.FIGURES, ["--quick"])
+    except Started:
+        print(name, "started a new process first")
+"""
+
+
+def test_no_build_snippet_holds_a_device_while_its_fresh_processes_need_it():
+    import re
+
+    from project import build_snippets
+
+    starts = [name for name in build_snippets() if re.search(
+        r"\b(in_processes|in_fresh_process|shared)\(", (ROOT / "snippets" / f"{name}.py").read_text())]
+    assert {"selu_benchmark", "compilers_benchmark", "deeponet_benchmark"} <= set(starts)
+    run = subprocess.run([sys.executable, "-c", STARTS_FIRST, *starts], cwd=ROOT / "snippets",
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines() == [f"{name} started a new process first" for name in starts]
