@@ -366,7 +366,7 @@ def measure(quick: bool) -> dict:
     s = settings(quick)
     config = s["config"]
     start = time.perf_counter()
-    runs = in_processes(measure_once, quick, s["processes"])  # first
+    runs = in_processes(measure_once, quick, s["processes"])  # before any device work
     backend = jax.default_backend()
     each = runs["processes"]
     for run in each:

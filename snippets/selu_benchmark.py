@@ -125,7 +125,7 @@ PROCESSES = 2  # each timing from this many processes, as pyperf does
 def measure(quick: bool) -> dict:
     """Every SELU timing this site shows, each measured once per build: in several
     fresh processes (measure_once), pooled; the thread counts of this process."""
-    runs = in_processes(measure_once, quick, PROCESSES)  # first
+    runs = in_processes(measure_once, quick, PROCESSES)  # before any device work
     check_int32_conversions()
     each = runs["processes"]
 
