@@ -46,8 +46,8 @@ def load_words(docs_dir: Path) -> dict:
 
 
 def speed_change(results: dict, words: dict) -> str:
-    """'; machine 1.9× slower by the end' when a full-size run's machine check, before and
-    after it measured, moved (measurement.state_moved; quick runs share the cores)."""
+    """' (the machine 1.9× slower by the end of its run)' when a full-size run's machine check,
+    before and after it measured, moved (measurement.state_moved; quick runs share the cores)."""
     check = {} if results.get("quick") else results.get("machine_check") or {}
     if not check.get("start") or not snippet_runs.measurement().state_moved(check["start"], check["end"]):
         return ""
