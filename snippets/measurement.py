@@ -499,12 +499,23 @@ def state_moved(before: dict, after: dict) -> bool:
 
 
 def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
-    """measure_once(quick) between two machine checks (in a process of its own)."""
+    """measure_once(quick) after a machine check, in a process of its own (in_processes
+    takes the check after it in a fresh process)."""
     keep_freed_memory()  # as main() does, before anything large is allocated
-    repeats = 3 if quick else 9
-    before = machine_check(repeats)
-    data = measure_once(quick)
-    return {"data": data, "check": {"start": before, "end": machine_check(repeats)}}
+    start = machine_check(3 if quick else 9)
+    return {"start": start, "data": measure_once(quick)}
+
+
+def fresh_check(repeats: int, host: bool = False) -> dict[str, float]:
+    """machine_check in a new process (in_a_new_process runs it): a process that has
+    measured keeps what it made (compiled programs, memory), and its own tiny calls are
+    not the machine's state. host: on the CPU, as the device may be held by the process
+    that asks (main's check after `measure`)."""
+    if host:
+        import jax
+        jax.config.update("jax_platforms", "cpu")
+    keep_freed_memory()
+    return machine_check(repeats)
 
 
 def in_a_new_process(function: Callable, *args):
@@ -530,19 +541,28 @@ def in_a_new_process(function: Callable, *args):
 def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) -> dict:
     """measure_once(quick) in `count` fresh Python processes, one after another, as
     pyperf does: a number from one process carries that process's luck (where its
-    memory landed, how its threads were placed). A process whose machine check moved
-    (state_moved) is measured again, once per call at most (a process can take most of
-    a minute); the page says how often. Returns each kept process's data and the
-    checks of all of them."""
-    kept, checks = [], []
-    while len(kept) < count:
-        run = in_a_new_process(checked, measure_once, quick)
-        moved = state_moved(run["check"]["start"], run["check"]["end"])
-        left = count - len(checks)  # attempts still allowed after this one (one spare)
-        keep = not moved or left < count - len(kept)  # out of attempts: kept, moved
-        checks.append({**run["check"], "moved": moved, "kept": keep})
-        if keep:
-            kept.append(run["data"])
+    memory landed, how its threads were placed). Each process is checked in fresh
+    processes: at its start, before it measures, and after it, at the next one's start
+    (or in one more that only checks). A process whose check moved (state_moved) is
+    measured again, once per call at most (a process can take most of a minute); the
+    page says how often. Returns each kept process's data and the checks of them all."""
+    repeats = 3 if quick else 9
+    runs = [in_a_new_process(checked, measure_once, quick) for _ in range(count)]
+    ends = [run["start"] for run in runs[1:]] + [in_a_new_process(fresh_check, repeats)]
+    checks = [{"start": run["start"], "end": end} for run, end in zip(runs, ends)]
+    for check in checks:
+        check["moved"] = state_moved(check["start"], check["end"])
+    if any(check["moved"] for check in checks):  # one spare process
+        runs.append(in_a_new_process(checked, measure_once, quick))
+        end = in_a_new_process(fresh_check, repeats)
+        checks.append({"start": runs[-1]["start"], "end": end,
+                       "moved": state_moved(runs[-1]["start"], end)})
+    # the spare replaces the first process that moved (out of spares, the rest are kept)
+    dropped = next(i for i, check in enumerate(checks) if check["moved"]) \
+        if len(checks) > count else None
+    for i, check in enumerate(checks):
+        check["kept"] = i != dropped
+    kept = [run["data"] for run, check in zip(runs, checks) if check["kept"]]
     return {"processes": kept, "checks": checks}
 
 
@@ -630,11 +650,11 @@ def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
     allocator = keep_freed_memory()  # before anything large is allocated
     plot_style()
     check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
-    # No device work here before `measure`, which may start fresh processes (see
-    # in_a_new_process): the first machine check runs in a process of its own.
-    check = {"start": in_a_new_process(machine_check, check_repeats)}
+    # Both machine checks run in fresh processes (fresh_check): no device work here
+    # before `measure`, which may start fresh processes (see in_a_new_process).
+    check = {"start": in_a_new_process(fresh_check, check_repeats, True)}
     data = measure(args.quick)
-    check["end"] = machine_check(check_repeats)
+    check["end"] = in_a_new_process(fresh_check, check_repeats, True)
     env = {**environment(), "allocator": allocator}
     # Numbers measured elsewhere (history/measure.py's rows) bring their stamp parts.
     env["libraries"].update(data.get("libraries", {}))

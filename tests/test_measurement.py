@@ -207,6 +207,21 @@ def test_in_processes_measures_again_when_the_machine_state_moved(monkeypatch, m
     assert set(runs["checks"][0]["start"]) == {"python_loop", "tiny_jit_call", "tiny_numpy_call"}
 
 
+def test_each_process_is_checked_after_it_in_a_fresh_process(monkeypatch):
+    started = []
+
+    def new_process(function, *args):  # each check's result names the process it ran in
+        started.append(function.__name__)
+        check = dict.fromkeys(("python_loop", "tiny_jit_call", "tiny_numpy_call"), len(started))
+        return {"start": check, "data": None} if function is measurement.checked else check
+
+    monkeypatch.setattr(measurement, "in_a_new_process", new_process)
+    monkeypatch.setattr(measurement, "state_moved", lambda before, after: False)
+    runs = measurement.in_processes(functools.partial(operator.add, 1), True, 2)
+    assert started == ["checked", "checked", "fresh_check"]  # never inside the one that measured
+    assert [(c["start"]["tiny_jit_call"], c["end"]["tiny_jit_call"]) for c in runs["checks"]] == [(1, 2), (2, 3)]
+
+
 def test_the_state_moved_when_the_tiny_jitted_call_changed_speed_by_moved():
     before = {"tiny_jit_call": 4e-6}
     assert not measurement.state_moved(before, {"tiny_jit_call": 5.9e-6})
@@ -247,7 +262,7 @@ class Started(Exception):
 def guard(function, *args):
     if xla_bridge.backends_are_initialized():
         sys.exit(f"{name} opened a device before it ran {function.__name__} in a new process")
-    if function is measurement.machine_check:  # main's first check: a stand-in
+    if function is measurement.fresh_check:  # main's first check: a stand-in
         return dict.fromkeys(("python_loop", "tiny_jit_call", "tiny_numpy_call"), 1e-6)
     raise Started
 
