@@ -35,7 +35,8 @@ from deeponet import (DEFAULT, ICS_WEIGHT, LEARNING_RATE, SMALL, exact_solution,
                       make_batches, predict, random_functions, relative_l2_errors,
                       test_grid)
 from deeponet_report import FIGURES, PLOT_TIMES, report
-from measurement import SETTLED, Timing, fact, in_processes, main, pooled
+from measurement import (SETTLED, Timing, agree_within, fact, in_processes, main,
+                         pooled)
 
 # The error and the warning depend on no size: a tiny model compiles fastest.
 TINY = replace(SMALL, width=8, depth=1, latent=8, batch_size=32, n_functions=8)
@@ -246,10 +247,10 @@ def agreement(model, before, jitted, eager):
     leaves = [jax.tree.leaves(model.get_params(x)) for x in (before, jitted, eager)]
     start, jit_p, eager_p = ([np.asarray(a) for a in group] for group in leaves)
     pairs = list(zip(jit_p, eager_p))
+    within = agree_within(jax.default_backend())  # the site's one set of tolerances
     return {"max_difference": max(float(np.abs(a - b).max()) for a, b in pairs),
             "max_step": max(float(np.abs(a - b).max()) for a, b in zip(jit_p, start)),
-            "allclose": all(np.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in pairs),
-            "rtol": 1e-5, "atol": 1e-6}
+            "allclose": all(np.allclose(a, b, **within) for a, b in pairs), **within}
 
 
 def step_operations(model, batches):

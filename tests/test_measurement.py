@@ -223,10 +223,10 @@ def test_each_process_is_checked_after_it_in_a_fresh_process(monkeypatch):
 
 
 def test_the_state_moved_when_the_tiny_jitted_call_changed_speed_by_moved():
-    before = {"tiny_jit_call": 4e-6}
-    assert not measurement.state_moved(before, {"tiny_jit_call": 5.9e-6})
-    assert measurement.state_moved(before, {"tiny_jit_call": 6.1e-6})
-    assert measurement.state_moved(before, {"tiny_jit_call": 2.6e-6})
+    before, moved = {"tiny_jit_call": 4e-6}, measurement.MOVED
+    assert not measurement.state_moved(before, {"tiny_jit_call": 4e-6 * moved * 0.99})
+    assert measurement.state_moved(before, {"tiny_jit_call": 4e-6 * moved * 1.01})
+    assert measurement.state_moved(before, {"tiny_jit_call": 4e-6 / moved / 1.01})
 
 
 def test_the_cpu_is_named_where_the_sandbox_hides_its_model(monkeypatch):

@@ -77,17 +77,17 @@ def test_a_stamp_says_when_the_machine_changed_speed_while_measuring():
         return {"start": {"python_loop": start, "tiny_jit_call": dispatch[0]},
                 "end": {"python_loop": end, "tiny_jit_call": dispatch[1]}}
 
-    results = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.9e-4)},
-               "b": {**RESULTS["b"], "machine_check": check(2e-4, 1e-4)}}
+    results = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 2.3e-4)},
+               "b": {**RESULTS["b"], "machine_check": check(2.2e-4, 1e-4)}}
     text = rendered(results)
-    assert "snippets/a.py</code> (<a href=\"../measured/a/results.json\">numbers</a>); 1.9× slower" in text
-    assert "; 2.0× faster" in text
+    assert "snippets/a.py</code> (<a href=\"../measured/a/results.json\">numbers</a>); 2.3× slower" in text
+    assert "; 2.2× faster" in text
     # the dispatch probe moved most (measurement.state_change): it is the one named
     dispatch = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.6e-4, (26e-6, 4e-6))}}
     assert "; 6.5× faster" in rendered({**RESULTS, **dispatch})
     steady = {"a": {**RESULTS["a"], "machine_check": check(1e-4, 1.4e-4, (4e-6, 5e-6))},
               "b": {**results["b"], "quick": True}}  # quick runs share the cores: no note
-    assert "slower" not in rendered(steady) and "2.0× faster" not in rendered(steady)
+    assert "slower" not in rendered(steady) and "2.2× faster" not in rendered(steady)
 
 
 @pytest.mark.parametrize("bad, message", [
