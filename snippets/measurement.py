@@ -224,9 +224,10 @@ def fact(fact_id: str, holds: bool, detail: str = "") -> None:
 # How closely a float32 result computed on a backend must match the same formula on
 # the host (NumPy in float32, Python floats in double precision), or computed another
 # way on the backend (the DeepONet step jitted and op by op), for a fact or a sentence
-# that says they agree: numpy.allclose's rtol and atol. XLA:CPU's exp is NumPy's to about an ulp
-# (SELU: 4.8e-7 apart at most); a TPU's float32 exp is coarser (a TPU v5e's SELU: 6.4e-6
-# from NumPy's at most, over 10^6 values). A wrong formula is 1e-3 off or more.
+# that says they agree: numpy.allclose's rtol and atol. XLA:CPU's exp is NumPy's to
+# about an ulp (SELU: 4.8e-7 apart at most); a TPU's float32 exp is coarser (a TPU
+# v5e's SELU: 6.4e-6 from NumPy's at most, over 10^6 values). A wrong formula is 1e-3
+# off or more.
 AGREE = {"cpu": {"rtol": 1e-5, "atol": 1e-6}, "other": {"rtol": 1e-5, "atol": 2e-5}}
 
 
@@ -635,8 +636,12 @@ def plot_style() -> None:
 
 
 def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
-         figures: dict[str, Callable], argv: list[str] | None = None) -> dict:
+         figures: dict[str, Callable], argv: list[str] | None = None,
+         times_here: bool = True) -> dict:
     """Command line of every build snippet: ``[--quick] [--out DIR]``.
+
+    times_here=False: `measure` times nothing on this machine (it reads a committed
+    dataset), so no machine check is taken.
 
     `measure(quick)` returns numbers, `report(data)` the tables and verdicts; DIR gets
     results.json, and the site draws each figure (`figures[name](data, words)`) in each
@@ -657,9 +662,12 @@ def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
     check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
     # Both machine checks run in fresh processes (fresh_check): no device work here
     # before `measure`, which may start fresh processes (see in_a_new_process).
-    check = {"start": in_a_new_process(fresh_check, check_repeats, True)}
+    check = {}
+    if times_here:
+        check["start"] = in_a_new_process(fresh_check, check_repeats, True)
     data = measure(args.quick)
-    check["end"] = in_a_new_process(fresh_check, check_repeats, True)
+    if times_here:
+        check["end"] = in_a_new_process(fresh_check, check_repeats, True)
     env = {**environment(), "allocator": allocator}
     # Numbers measured elsewhere (history/measure.py's rows) bring their stamp parts.
     env["libraries"].update(data.get("libraries", {}))
