@@ -507,8 +507,7 @@ def state_moved(before: dict, after: dict) -> bool:
 def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
     """measure_once(quick) after a machine check, in a process of its own (in_processes
     takes the check after it in a fresh process)."""
-    keep_freed_memory()  # as main() does, before anything large is allocated
-    start = machine_check(3 if quick else 9)
+    start = fresh_check(3 if quick else 9)  # this process is fresh still
     return {"start": start, "data": measure_once(quick)}
 
 
@@ -516,7 +515,8 @@ def fresh_check(repeats: int, host: bool = False) -> dict[str, float]:
     """machine_check in a new process (in_a_new_process runs it): a process that has
     measured keeps what it made (compiled programs, memory), and its own tiny calls are
     not the machine's state. host: on the CPU, as the device may be held by the process
-    that asks (main's check after `measure`)."""
+    that asks (main's check after `measure`). Frees memory as main() does, before
+    anything large is allocated."""
     if host:
         import jax
         jax.config.update("jax_platforms", "cpu")
