@@ -507,21 +507,22 @@ def state_moved(before: dict, after: dict) -> bool:
 def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
     """measure_once(quick) after a machine check, in a process of its own (in_processes
     takes the check after it in a fresh process)."""
-    start = fresh_check(3 if quick else 9)  # this process is fresh still
+    start = fresh_check(quick)  # this process is fresh still
     return {"start": start, "data": measure_once(quick)}
 
 
-def fresh_check(repeats: int, host: bool = False) -> dict[str, float]:
+def fresh_check(quick: bool, host: bool = False) -> dict[str, float]:
     """machine_check in a new process (in_a_new_process runs it): a process that has
     measured keeps what it made (compiled programs, memory), and its own tiny calls are
-    not the machine's state. host: on the CPU, as the device may be held by the process
-    that asks (main's check after `measure`). Frees memory as main() does, before
-    anything large is allocated."""
+    not the machine's state; quick mode (tests, a first preview) takes fewer samples.
+    host: on the CPU, as the device may be held by the process that asks (main's
+    check after `measure`). Frees memory as main() does, before anything large is
+    allocated."""
     if host:
         import jax
         jax.config.update("jax_platforms", "cpu")
     keep_freed_memory()
-    return machine_check(repeats)
+    return machine_check(3 if quick else 9)
 
 
 def in_a_new_process(function: Callable, *args):
@@ -552,15 +553,14 @@ def in_processes(measure_once: Callable[[bool], dict], quick: bool, count: int) 
     (or in one more that only checks). A process whose check moved (state_moved) is
     measured again, once per call at most (a process can take most of a minute); the
     page says how often. Returns each kept process's data and the checks of them all."""
-    repeats = 3 if quick else 9
     runs = [in_a_new_process(checked, measure_once, quick) for _ in range(count)]
-    ends = [run["start"] for run in runs[1:]] + [in_a_new_process(fresh_check, repeats)]
+    ends = [run["start"] for run in runs[1:]] + [in_a_new_process(fresh_check, quick)]
     checks = [{"start": run["start"], "end": end} for run, end in zip(runs, ends)]
     for check in checks:
         check["moved"] = state_moved(check["start"], check["end"])
     if any(check["moved"] for check in checks):  # one spare process
         runs.append(in_a_new_process(checked, measure_once, quick))
-        end = in_a_new_process(fresh_check, repeats)
+        end = in_a_new_process(fresh_check, quick)
         checks.append({"start": runs[-1]["start"], "end": end,
                        "moved": state_moved(runs[-1]["start"], end)})
     # the spare replaces the first process that moved (out of spares, the rest are kept)
@@ -659,15 +659,14 @@ def main(measure: Callable[[bool], dict], report: Callable[[dict], Report],
 
     allocator = keep_freed_memory()  # before anything large is allocated
     plot_style()
-    check_repeats = 3 if args.quick else 9  # quick mode: tests and a first preview
     # Both machine checks run in fresh processes (fresh_check): no device work here
     # before `measure`, which may start fresh processes (see in_a_new_process).
     check = {}
     if times_here:
-        check["start"] = in_a_new_process(fresh_check, check_repeats, True)
+        check["start"] = in_a_new_process(fresh_check, args.quick, True)
     data = measure(args.quick)
     if times_here:
-        check["end"] = in_a_new_process(fresh_check, check_repeats, True)
+        check["end"] = in_a_new_process(fresh_check, args.quick, True)
     env = {**environment(), "allocator": allocator}
     # Numbers measured elsewhere (history/measure.py's rows) bring their stamp parts.
     env["libraries"].update(data.get("libraries", {}))
