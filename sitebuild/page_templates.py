@@ -283,17 +283,22 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         return url(name, "results.json")
 
     def page_stamp(names: list[str]) -> str:
-        """One stamp for the numbers of several runs: where, with what, when, once."""
-        ready = [n for n in names if results[n] is not None]
-        if not ready:
-            return PENDING
+        """One stamp for the numbers of several runs: where, with what, when, once for each
+        machine (a committed dataset, such as history/'s, was measured on its own)."""
+        machines: dict[tuple, list[str]] = {}
+        for n in (n for n in names if results[n] is not None):
+            env = results[n].get("environment", {})
+            machines.setdefault((env.get("cpu"), env.get("cores"), env.get("python"), backend_and_device(env)), []).append(n)
+        return "".join(machine_stamp(ready, "page" if i == 0 else "page_also") for i, ready in enumerate(machines.values())) or PENDING
+
+    def machine_stamp(ready: list[str], form: str) -> str:
         envs, stamp = [results[n].get("environment", {}) for n in ready], words["stamp"]
         dates = sorted({e.get("date", "?") for e in envs})
         modes = sorted({stamp["quick" if results[n].get("quick") else "full"] for n in ready})
         sources = ", ".join(stamp.get("source", stamp["made"]).format(name=n, numbers=numbers_url(n))
                             + speed_change(results[n], words) for n in ready)
-        return stamp["page"].format(**machine_fields(envs, words), date=rng_join(dates, words),
-                                    mode=" / ".join(modes), sources=sources)
+        return stamp[form].format(**machine_fields(envs, words), date=rng_join(dates, words),
+                                  mode=" / ".join(modes), sources=sources)
 
     variables = {name: (res if res is not None else Pending()) for name, res in results.items()}
     try:
@@ -355,11 +360,9 @@ def relative(target: str, page_url: str) -> str:
 
 
 def machine_fields(envs: list[dict], words: dict) -> dict:
-    """A stamp's cpu, cores, backend and libraries (every library of every run), in an
-    edition's words: the first run's machine, as one build measures all on one."""
-    libraries: dict[str, str] = {}
-    for env in envs:
-        libraries.update(env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")})
+    """A stamp's cpu, cores, backend and libraries (every library of every run) in an
+    edition's words, for runs on one machine (page_stamp groups them by machine)."""
+    libraries = {k: v for env in envs for k, v in (env.get("libraries") or {"jax": env.get("jax"), "jaxlib": env.get("jaxlib")}).items()}
     first = envs[0]
     return dict(cpu=first.get("cpu"), cores=counted(words["stamp"]["cores"], first.get("cores")), python=first.get("python", "?"),
                 backend=backend_and_device(first), libraries=", ".join(f"{k} {v}" for k, v in libraries.items()))

@@ -25,6 +25,7 @@ RESULTS = {
 }
 WORDS = {"range": "{low} to {high}", "times": "{}×",
          "stamp": {"page": "Numbers: {cpu}, {cores} · {libraries} · {backend} · {date} · {mode} · {sources}",
+                   "page_also": "; and on {cpu}, {cores} · {libraries} · {date} · {sources}",
                    "made": 'made by <code>snippets/{name}.py</code> (<a href="{numbers}">numbers</a>)',
                    "cores": ["{n} core", "{n} cores"], "spread": 'one run (<a href="{how_far}">how far</a>)', "full": "full size", "quick": "quick", "slower": "; {ratio}× slower", "faster": "; {ratio}× faster"},
          "headings": {"n": "n", "jit": "jax.jit ({threads} threads)"},
@@ -65,6 +66,16 @@ def test_one_stamp_for_the_page_naming_every_run_and_library():
     assert "snippets/a.py" in opening and "snippets/b.py" in opening
     assert "Numbers: " not in rest, "tables and figures link their snippet, never restamp"
     assert rest.count('href="../measured/a/results.json"') == 2  # table and figure keep their link
+
+
+def test_numbers_measured_on_another_machine_get_their_own_stamp():
+    """A committed dataset (history/'s) was measured elsewhere: its machine and libraries are
+    its own, never folded into the build machine's."""
+    other = {**RESULTS["b"], "environment": {**ENV, "cpu": "CPU B", "cores": 13, "libraries": {"jax": "0.4.13–0.12.0.1"}}}
+    opening = rendered({**RESULTS, "b": other}).split("## First section")[0]
+    assert "Numbers: CPU A, 2 cores · jax 0.10.2, jaxlib 0.10.2 · cpu · 2026-12-04 · full size" in opening
+    assert "; and on CPU B, 13 cores · jax 0.4.13–0.12.0.1 · 2026-12-04 · " in opening
+    assert opening.index("snippets/a.py") < opening.index("CPU B") < opening.index("snippets/b.py")
 
 
 def test_a_missing_word_is_named():
