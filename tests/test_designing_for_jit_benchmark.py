@@ -38,7 +38,8 @@ def sample_data(steady=(400e-6, 410e-6, 420e-6), difference=0.0, plain=(400e-6, 
 
 # The DeepONet chapter's measurement of design A's step, at this page's size (sample_data)
 DEEPONET = {"processes": 2, "config": {"batch_size": 32, "width": 8, "depth": 1},
-            "scaling": {"batch": [32], "jit": [{"median": 2.34e-3, "q1": 2.3e-3, "q3": 2.4e-3}]}}
+            "scaling": {"batch": [32], "jit": [{"median": 2.34e-3, "q1": 2.3e-3, "q3": 2.4e-3}]},
+            "first_call": {"total": {"median": 1.09, "q1": 1.0, "q3": 1.1}}}
 
 
 def rendered(data, page="designing-for-jit.md"):
@@ -189,5 +190,7 @@ def test_design_page_shows_the_tables_and_the_code_of_each_design(built_site):
 def test_the_steady_steps_are_named_as_this_chapters_own_beside_the_deeponet_chapters():
     pages = rendered(sample_data())
     assert "this chapter's own measurement, made to compare them" in pages["docs"]
-    assert "in 2 processes of their own, is 2.34 ms" in pages["docs"]
+    assert "in 2 processes of their own: 2.34 ms" in pages["docs"]
+    assert "which gives it a new `i` at every call" in pages["docs"] and "its first call 1.09 s" in pages["docs"]
     assert "이 장이 따로 잰 값이다" in pages["docs-ko"] and "2.34 ms" in pages["docs-ko"]
+    assert "첫 호출은 1.09 s였다" in pages["docs-ko"]
