@@ -207,7 +207,8 @@ SELU_RESULTS = {"environment": {"cpu": "AMD EPYC", "cores": 2, "backend": "cpu",
 # The DeepONet chapter's measurement of its jitted step, at this page's size (full_data)
 DEEPONET_RESULTS = {**SELU_RESULTS, "data": {
     "processes": 2, "config": {"batch_size": 256, "width": 64, "depth": 4},
-    "scaling": {"batch": [64, 256, 4000], "jit": [t(1e-3), t(2.34e-3), t(30e-3)]}}}
+    "scaling": {"batch": [64, 256, 4000], "jit": [t(1e-3), t(2.34e-3), t(30e-3)]},
+    "first_call": {"total": t(1.09)}}}
 
 
 def rendered(data, page="frameworks.md", quick=False) -> dict[str, str]:
@@ -263,10 +264,12 @@ def test_the_tf_function_sentence_follows_the_data():
     xeon = {k: prose(v) for k, v in rendered(tf_function_as_on_the_xeon(full_data())).items()}
     assert "TensorFlow eager was 2.5× faster than tf.function" in xeon["en"]  # 296 / 119
     assert "TensorFlow eager was 1.3× slower than tf.function" in xeon["en"]  # 2.78 / 2.22
-    assert "more as n grew" in xeon["en"] and "does not predict" in xeon["en"]
+    assert "cost time at the smallest n and saved time at the largest" in xeon["en"]
+    assert "more as n grew" not in xeon["en"] and "does not predict" in xeon["en"]
     assert "That is the expected shape" not in xeon["en"]
     assert "TensorFlow 즉시 실행은 tf.function보다 2.5배 빨랐다" in xeon["ko"]
     assert "예상하지 못한" in xeon["ko"] and "예상대로" not in xeon["ko"]
+    assert "가장 작은 n에서는 시간이 더 들었고" in xeon["ko"] and "더 많이 아꼈다" not in xeon["ko"]
 
 
 def test_a_verdict_within_the_machines_drift_says_so():
@@ -432,8 +435,21 @@ def test_the_jitted_step_is_named_as_this_chapters_own_beside_the_deeponet_chapt
     pages = {k: prose(v) for k, v in rendered(full_data()).items()}
     assert "this chapter's own measurement, in the harness every framework shares" in pages["en"]
     assert "timed its own step in 2 processes of their own: 2.34 ms" in pages["en"]
+    assert "[its first call](deeponet.md#the-first-call), with JAX's caches cleared, in 1.09 s" in pages["en"]
     assert "이 장이 따로 잰 값이다" in pages["ko"] and "프로세스 2개에서 재어, 같은 크기에서 2.34 ms" in pages["ko"]
+    assert "(deeponet.md#the-first-call)은 1.09 s였다" in pages["ko"]
     other = full_data()
     other["config"]["batch"] = 32  # another size (quick mode, say): no number beside it
     pages = {k: prose(v) for k, v in rendered(other).items()}
     assert "2.34 ms" not in pages["en"] and "2.34 ms" not in pages["ko"]
+
+
+def test_a_cuda_build_of_pytorch_run_on_the_cpu_is_said_to_be_one():
+    """A torch version with "+cu" loads NVIDIA's libraries at import: the page says so."""
+    plain = {k: prose(v) for k, v in rendered(full_data()).items()}
+    assert "CUDA build" not in plain["en"] and "CUDA 빌드" not in plain["ko"]
+    data = full_data()
+    data["frameworks"]["torch"]["version"] = "2.13.0+cu130"
+    cuda = {k: prose(v) for k, v in rendered(data).items()}
+    assert "PyTorch is a CUDA build, run on the CPU" in cuda["en"]
+    assert "PyTorch는 CUDA 빌드를 CPU에서 돌렸다" in cuda["ko"]
