@@ -262,11 +262,13 @@ def _timings(tree, path=()):
 
 
 def _paired_timings(a: Path, b: Path):
-    """(size label, the first build's timing, the second's) for every timing both builds hold."""
+    """(size label, the first build's timing, the second's) for every timing both builds
+    measured: a committed dataset's (history/, accelerator/: no machine check, as nothing
+    was timed here) is the same file twice, and would count as a timing that never moved."""
     for results in sorted(a.glob("measured/*/results.json")):
-        other = b / results.relative_to(a)
+        first, other = json.loads(results.read_text()), b / results.relative_to(a)
         second = dict(_timings(json.loads(other.read_text())["data"])) if other.is_file() else {}
-        for path, t in _timings(json.loads(results.read_text())["data"]):
+        for path, t in _timings(first["data"]) if first.get("machine_check") else ():
             if path in second and min(t["median"], second[path]["median"]) > 0:
                 yield next(label for bound, label in SCALES if t["median"] < bound), t, second[path]
 

@@ -43,7 +43,11 @@ def test_timings_are_compared_by_size_and_a_move_is_the_same_either_way(tmp_path
         results = site / "measured" / "x_benchmark" / "results.json"
         results.parent.mkdir(parents=True)
         tiny, long = (dict(median=m * f, q1=m, q3=m) for m, f in ((5e-6, factor), (0.1, 1 / factor)))
-        results.write_text(json.dumps({"data": {"sizes": [{"jit": tiny}], "long": long}}))
+        check = {"start": {"tiny_jit_call": 5e-6}, "end": {"tiny_jit_call": 5e-6}}
+        results.write_text(json.dumps({"data": {"sizes": [{"jit": tiny}], "long": long}, "machine_check": check}))
+        committed = site / "measured" / "jax_history" / "results.json"  # timed elsewhere: no check
+        committed.parent.mkdir(parents=True)
+        committed.write_text(json.dumps({"data": {"rows": [dict(median=1.0, q1=1.0, q3=1.0)]}, "machine_check": {}}))
     assert measure_build.timing_moves(a, b) == {"under 100 µs": [1.0], "10 ms and more": [1.0]}
     # b's tiny median (1e-5) is outside a's spread (5e-6); its long one (0.05) too
     assert measure_build.within_spreads(a, b) == {"under 100 µs": (0, 0), "100 µs to 10 ms": (0, 0),
