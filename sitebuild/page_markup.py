@@ -115,10 +115,8 @@ def _notebook(html: str) -> str:
     html = _LIST_REPR_STYLE.sub("", html)
     # The element takes the role of a button when its script runs; say so in the markup.
     html = _CLIPBOARD_COPY.sub(_copy_button, html)
-    body = _BODY.search(html)
-    if body:
-        styles = _STYLE.findall(body.group(0))
-        if styles:
+    if body := _BODY.search(html):
+        if styles := _STYLE.findall(body.group(0)):
             rest = _STYLE.sub("", body.group(0))
             head_end = html.index("</head>")
             html = (html[:head_end] + "".join(styles) + html[head_end:body.start()]
@@ -146,8 +144,7 @@ def _top_level_h2s(content: str) -> list[int]:
 
 def _section_bodies(html: str) -> str:
     """Wrap what follows each top-level h2, up to the next, in <div class="section-body">."""
-    article = _ARTICLE.search(html)
-    if not article:
+    if not (article := _ARTICLE.search(html)):
         return html
     content = article.group(1)
     starts = _top_level_h2s(content)
@@ -161,8 +158,7 @@ def _section_bodies(html: str) -> str:
 
 
 def _script_after_first_frame(html: str) -> str:
-    script = MATERIAL_SCRIPT.search(html)
-    if not script:
+    if not (script := MATERIAL_SCRIPT.search(html)):
         return html
     src = script.group(1)
     html = html[:script.start()] + _SCRIPT_LOADER % src + html[script.end():]

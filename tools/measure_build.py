@@ -346,7 +346,8 @@ def render_report(m: dict, w: dict | None = None) -> str:
               "", "| " + " | ".join(w["columns"]) + " |", "|---|---|---|---|---|---|---|"]
     perf = m.get("lighthouse", {})
     # A table, not a sentence: the figures are not prose, and do not count towards its words.
-    named = lambda page: w["home"] if page in ("(home)", "") else w["total"] if page == "all" else page
+    def named(page: str) -> str:  # the report's own rows, in the edition's words
+        return w["home"] if page in ("(home)", "") else w["total"] if page == "all" else page
     lines += [f"| {named(r['page'])} | {_kb(r['html'])} | "
               + (f"{r['figures']}: {_kb(r['figure_bytes'])}" if r["figures"] else w["none"])
               + f" | {_kb(r['gzipped'])} | {r['words']:,} | {perf.get(r['page'], '')} | "
