@@ -358,8 +358,7 @@ def render_report(m: dict, w: dict | None = None) -> str:
                                           chapter=f"{WORD_LIMITS['chapter']:,}",
                                           how=f"{WORD_LIMITS['how-this-site-is-built/']:,}",
                                           all=f"{WORD_LIMITS['all']:,}") + "**"] if over else []
-    # What the tool missing said (a report measured before these words began it with "not measured: ").
-    lines += ["", w["lighthouse_all"].format(text=perf["(all)"].removeprefix("not measured: "))] if "(all)" in perf else []
+    lines += ["", w["lighthouse_all"].format(text=perf["(all)"])] if "(all)" in perf else []  # the missing tool
     lines += ["", w["lighthouse_fonts"]] if "(fonts)" in perf else []  # whatever the measurement noted
     if "compare" in m:
         c = m["compare"]  # counts of files, and the first that differ otherwise
