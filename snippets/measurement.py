@@ -163,9 +163,12 @@ def faster(what, slow, fast):
 
 
 def fmt_ratio(ratio: float) -> str:
-    """Two significant digits (1.4×, 12×), and two decimals near 1 (1.04×, not 1×)."""
+    """Two significant digits (1.4×, 12×), and two decimals near 1 (1.04×, not 1×) and
+    up to 1.2 (1.12×, not 1.1×: SAME's edge, where a verdict says "faster")."""
     if 1 <= ratio < 1.095:
         return f"{ratio:.2f}×"
+    if 1 <= ratio < 1.195:  # SAME itself stays 1.1×
+        return f"{ratio:.2f}".rstrip("0") + "×"
     return f"{ratio:.2g}×" if ratio < 9.95 else f"{ratio:,.0f}×"
 
 

@@ -91,6 +91,8 @@ def test_fmt_seconds(seconds, text):
 def test_fmt_ratio_and_table():
     assert fmt_ratio(3.14159) == "3.1×" and fmt_ratio(13.7) == "14×"
     assert fmt_ratio(1.03) == "1.03×" and fmt_ratio(0.13) == "0.13×"  # never "within 1×"
+    assert fmt_ratio(1.123) == "1.12×" and fmt_ratio(1.2) == "1.2×"  # past SAME, not "1.1×"
+    assert fmt_ratio(1.10) == "1.1×"  # SAME itself
     assert markdown_table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n"
 
 
