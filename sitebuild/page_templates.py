@@ -46,7 +46,7 @@ def load_words(docs_dir: Path) -> dict:
 
 
 def speed_change(results: dict, words: dict) -> str:
-    """' (the machine 1.9× slower by the end of its run)' when a full-size run's machine check,
+    """' (its machine check 1.9× slower by the end of its run)' when a full-size run's machine check,
     before and after it measured, moved (measurement.state_moved; quick runs share the cores)."""
     check = {} if results.get("quick") else results.get("machine_check") or {}
     if not check.get("start") or not snippet_runs.measurement().state_moved(check["start"], check["end"]):
@@ -297,13 +297,13 @@ def render(markdown_text: str, *, page: str, page_url: str, results: dict[str, d
         modes = sorted({stamp["quick" if results[n].get("quick") else "full"] for n in ready})
         sources = ", ".join(stamp.get("source", stamp["made"]).format(name=n, numbers=numbers_url(n))
                             + speed_change(results[n], words) for n in ready)
-        return stamp[form].format(**machine_fields(envs, words), date=rng_join(dates, words),
+        return stamp.get(form, stamp["page"]).format(**machine_fields(envs, words), date=rng_join(dates, words),
                                   mode=" / ".join(modes), sources=sources)
 
     variables = {name: (res if res is not None else Pending()) for name, res in results.items()}
     try:
         text = _environment(words).from_string(markdown_text).render(
-            **variables, table=table, figure=figure, stamp=lambda name: known(name) and page_stamp([name]) or PENDING,
+            **variables, table=table, figure=figure, stamp=lambda name: known(name) and machine_stamp([name], "row") or PENDING,
             results_json=results_json, results=lambda name: known(name) or variables[name],
             build_snippets=list(results))
     except jinja2.UndefinedError as error:

@@ -362,7 +362,8 @@ def render_report(m: dict, w: dict | None = None) -> str:
     lines += ["", w["lighthouse_fonts"]] if "(fonts)" in perf else []  # whatever the measurement noted
     if "compare" in m:
         c = m["compare"]  # counts of files, and the first that differ otherwise
-        other = f" ({', '.join(f'`{f}`' for f in c['other_files'])})" if c["other_files"] else ""
+        other = w["files_first"].format(shown=len(c["other_files"]), files=", ".join(
+            f"`{f}`" for f in c["other_files"])) if c["other_files"] else ""
         lines += ["", TWICE_SECTION, f"### {w['twice']} {{ #build-report-twice }}", "",
                   w["files"].format(all=c["identical"] + c["numbers"] + c["other"], identical=c["identical"],
                                     numbers=c["numbers"], other=c["other"], files=other, one=c["only_one"]), "",

@@ -37,6 +37,14 @@ def test_home_page_shows_this_builds_headline_with_one_stamp(built_site):
     assert html.count("Numbers on this page: measured on ") == 1
 
 
+def test_how_page_stamps_each_snippet_in_its_row_not_as_the_pages_numbers(built_site):
+    for site, page_stamp, row in ((built_site, "Numbers on this page", "numbers: <a href="),
+                                  (built_site / "ko", "이 페이지의 숫자", "측정값: <a href=")):
+        html = page(site, "how-this-site-is-built")
+        assert page_stamp not in html  # the table's rows are the snippets', not this page's
+        assert html.count(row) >= 9 and "selu_benchmark/results.json" in html
+
+
 def test_notebook_edition_is_executed_and_downloadable(built_site):
     html = page(built_site, "notebooks/selu")
     assert "jit equals eager:  True" in html  # an output: the notebook ran during this build
