@@ -1,10 +1,10 @@
 """What jit buys on a TPU: the rows accelerator/measure.py measured, as a chapter.
 
-The site is built on a CPU. accelerator/measure.py measured once, on a machine with one
-TPU v5e chip, jitted and un-jitted JAX on the TPU and on that machine's own host CPU,
-and its rows are committed in accelerator/rows.csv. This snippet reads them (it measures
-nothing) through accelerator/dataset.py and turns them into the chapter's tables,
-verdicts and figure.
+accelerator/measure.py measured once, on a machine with one TPU v5e chip, jitted
+and un-jitted JAX on the TPU and on that machine's own host CPU, and its rows are
+committed in accelerator/rows.csv. This snippet reads them (it measures nothing)
+through accelerator/dataset.py and turns them into the chapter's tables, verdicts and
+figure.
 
     python snippets/jax_accelerator.py     # the chapter's tables, from the rows
 """
@@ -14,6 +14,9 @@ import platform
 from importlib.metadata import version
 from pathlib import Path
 
+import jax
+
+from deeponet import DEFAULT
 from measurement import Report, Table, compare, fact, main, ratio, seconds, trend, word
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +59,8 @@ def load(path: Path) -> dict:
     data = {"path": DATASET, "n": list(dataset.SELU_SIZES),
             "batch": list(dataset.BATCHES),
             "deeponet": {k: int(v) for k, v in (p.split("=") for p in size.split())},
+            # the DeepONet chapter's networks, beside the probe's
+            "chapter": {"width": DEFAULT.width, "hidden_layers": DEFAULT.depth},
             "n_history": int(backends["tpu"]["history"]["n_large"]["median"]),
             "batch_history": int(next(
                 r["deeponet_size"] for r in rows if r["probe"] == "history"
@@ -101,8 +106,10 @@ def load(path: Path) -> dict:
 def measure(quick: bool) -> dict:
     """Read the committed dataset (quick or not: nothing is measured here)."""
     data = load(ROOT / DATASET)
-    # what the rest of the site runs, to set beside the dataset's JAX and Python
-    data["site"] = {"jax": version("jax"), "python": platform.python_version()}
+    # what the rest of the site runs, to set beside the dataset's JAX and Python, and
+    # the backend this build runs on (the page says whether it could measure a TPU)
+    data["site"] = {"jax": version("jax"), "python": platform.python_version(),
+                    "backend": jax.default_backend()}
     return data
 
 

@@ -16,6 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import published
+from deeponet import DEFAULT
 from measurement import (DocumentationMismatch, Report, Table, compare, fact, main,
                          pair, ratio, seconds, word)
 
@@ -272,7 +273,9 @@ def load(path: Path, installed: str, digest: str) -> dict:
                                       for s in stats) for f in (min, max)]},
         "sizes": {"n_small": int(ok[0]["n_small"]), "n_large": int(ok[0]["n_large"]),
                   "deeponet": {k: int(v) for k, v in (part.split("=") for part in
-                                                      ok[0]["deeponet_size"].split())}},
+                                                      ok[0]["deeponet_size"].split())},
+                  # the DeepONet chapter's networks, beside the probe's
+                  "chapter": {"width": DEFAULT.width, "hidden_layers": DEFAULT.depth}},
         # The stamp's parts: these numbers were measured by history/measure.py, not by
         # the build that renders them (snippets/measurement.py takes `libraries`).
         "libraries": {"jax": f"{releases[0]}–{releases[-1]}",

@@ -254,6 +254,11 @@ def measure(quick: bool) -> dict:
         "runs": {k: [{"compiles": r["compiles"], "cache": r["cache"]} for r in found[k]]
                  for k in keys}}
     data["log"]["scenarios"] = {k: verbatim(found[k][-1]["log"]) for k in keys}
+    if "new_instance" in keys:  # the page: this jax's explanation does not name `self`
+        missed = [m for m in found["new_instance"][-1]["log"] if "CACHE MISS" in m]
+        named = [m for m in missed if mentions(m, "self") or "static" in m.lower()]
+        fact("training_loop.static_self_unnamed", bool(missed) and not named,
+             f"A new static self: JAX's cache-miss explanation was {missed}")
     # each other scenario compiles the step once more: too slow for quick mode
     data["stale"] = None if quick else run_stale(model, batches, config)
     return data

@@ -128,6 +128,32 @@ def test_both_editions_render_from_the_committed_rows():
         assert "backend tpu (TPU v5 lite)" in text or "백엔드 tpu (TPU v5 lite)" in text, edition
 
 
+def test_the_page_says_how_its_step_and_this_build_differ_from_the_chapter_and_the_tpu():
+    """The probe's networks beside the DeepONet chapter's; "runs on a CPU only" only where
+    this build's backend is the CPU."""
+    from deeponet import DEFAULT
+
+    data = jax_accelerator.measure(quick=True)
+    assert data["chapter"] == {"width": DEFAULT.width, "hidden_layers": DEFAULT.depth}
+    for backend in ("cpu", "tpu"):
+        variant = copy.deepcopy(data)
+        variant["site"]["backend"] = backend
+        pages = {e: " ".join(t.split()) for e, t in render_both(results_for(variant)).items()}
+        assert ("runs on a CPU only" in pages["en"]) == (backend == "cpu")
+        assert ("CPU에서만 돈다" in pages["ko"]) == (backend == "cpu")
+    own, chapter = data["deeponet"], data["chapter"]
+    if (own["width"], own["hidden_layers"]) != (chapter["width"], chapter["hidden_layers"]):
+        pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+        assert (f"(the chapter's: {chapter['hidden_layers']} of {chapter['width']})"
+                in pages["en"])
+        assert (f"(그 장은 너비 {chapter['width']}의 은닉층 {chapter['hidden_layers']}개)"
+                in pages["ko"])
+    same = copy.deepcopy(data)
+    same["chapter"] = {k: own[k] for k in ("width", "hidden_layers")}
+    pages = render_both(results_for(same))
+    assert "like that of" not in pages["en"] and "비슷한" not in pages["ko"]
+
+
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_each_figure_draws_with_the_pages_words(edition):
     import matplotlib

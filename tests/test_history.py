@@ -297,6 +297,21 @@ def test_the_chapter_renders_with_a_release_missing_or_failed(tmp_path):
         assert "{{" not in text, edition
 
 
+def test_the_step_is_set_beside_the_deeponet_chapters_networks():
+    from deeponet import DEFAULT
+
+    data = jax_history.load(DATASET, version("jax"), measure.probe_digest())
+    chapter, probe = data["sizes"]["chapter"], data["sizes"]["deeponet"]
+    assert chapter == {"width": DEFAULT.width, "hidden_layers": DEFAULT.depth}
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    differ = (probe["width"], probe["hidden_layers"]) != (chapter["width"],
+                                                        chapter["hidden_layers"])
+    assert (f"(the chapter's: {chapter['hidden_layers']} of {chapter['width']})"
+            in pages["en"]) == differ
+    assert (f"(그 장은 너비 {chapter['width']}의 은닉층 {chapter['hidden_layers']}개)"
+            in pages["ko"]) == differ
+
+
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_each_figure_draws_with_the_pages_words(edition):
     import matplotlib
