@@ -90,7 +90,9 @@ def measure(quick: bool) -> dict:
         "one": {"python": python["one"].as_dict(),
                 **{key: sel["one"][key] for key in COMPILED}},
         "small": {"n": sizes, "jit": [*small["jit"][1:], sel["scaling"]["jit"][0]]},
+        # XLA's threads at n, and at the largest small n (the scaling's first)
         "threads": {"xla": sel["scaling"]["xla_threads"][at],
+                    "xla_small": sel["scaling"]["xla_threads"][0],
                     "eager_cores_busy": sel["threads"]["cores_busy"]["eager"]},
         "quickening": quickening(swapped, counts),
         "bytecode": bytecode,
@@ -137,7 +139,11 @@ def report(data: dict) -> Report:
     per_element_jit = ladder["jit"]["median"] / n
     busy = data["threads"]["eager_cores_busy"]
     extra = small["jit"][-1]["median"] - one["jit"]["median"]  # the larger call adds
-    work = per_element_jit * small["n"][-1]  # its elements, at the ladder's rate
+    # its elements, at the ladder's rate per XLA thread times the threads used there
+    at_n, at_small = data["threads"]["xla"], data["threads"].get("xla_small")
+    if at_n is None or at_small is None:  # no thread plan (not XLA:CPU): the rate as is
+        at_n = at_small = None
+    work = per_element_jit * small["n"][-1] * (at_n / at_small if at_n else 1)
 
     def rungs(a, b):  # two rungs of the ladder
         return compare(ladder[a], ladder[b], (a, b), (f"ladder.{a}", f"ladder.{b}"))
@@ -149,10 +155,12 @@ def report(data: dict) -> Report:
         # Does a jitted call cost the same on the largest small input as on one value?
         "jit_small": compare(small["jit"][-1], one["jit"], ("larger", "one"),
                              (f"small.jit.{len(small['jit']) - 1}", "one.jit")),
-        # ... and is what it adds at most CLOSE times its elements' work in the ladder?
+        # ... and is what it adds at most CLOSE times its elements' work in the ladder
+        # (on as many XLA threads as ran at that n)?
         "jit_small_work": {
             "kind": "explained" if extra <= CLOSE * work else "unexplained",
-            "extra": extra, "work": work, "n": small["n"][-1]},
+            "extra": extra, "work": work, "n": small["n"][-1],
+            "threads": at_small, "ladder_threads": at_n},
         # Eager JAX's operations: on one core, or on several (a count, not timings).
         "eager_cores": {"kind": "busy" if busy >= BUSY else "one", "cores": busy,
                         "from": BUSY},

@@ -306,7 +306,8 @@ def report(data: dict) -> Report:
                     seconds(docs["eager"]["best"]),
                     seconds(docs["jit"]["best"]),
                     ratio(docs["eager"]["best"] / docs["jit"]["best"]),
-                    word("best_of", repeats=data["repeats"]),
+                    word("best_of", samples=len(docs["jit"]["samples"]),
+                         processes=data["processes"]),
                 ]
             ],
         ),

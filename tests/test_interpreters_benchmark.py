@@ -23,7 +23,7 @@ def _t(seconds):
 
 
 def sample_data(ladder=(1e-3, 30e-6, 400e-6, 20e-6), small=(5.1e-6, 5.2e-6, 5.3e-6), one_jit=5e-6,
-                busy=1.0, xla=1, python="3.13"):
+                busy=1.0, xla=1, xla_small=1, python="3.13"):
     """Data as measure(quick=True) writes it (n = 10**4); ladder: python, numpy, eager, jit."""
     return {"n": 10**4, "repeats": 5, "positive": 5000, "processes": 2,
             "agreement": {"backend": "cpu", "within": {"rtol": 1e-5, "atol": 1e-6}, "differ": [],
@@ -34,21 +34,24 @@ def sample_data(ladder=(1e-3, 30e-6, 400e-6, 20e-6), small=(5.1e-6, 5.2e-6, 5.3e
             "ladder": {k: _t(s) for k, s in zip(ib.KEYS, ladder)},
             "one": {"python": _t(150e-9), "numpy": _t(6e-6), "eager": _t(50e-6), "jit": _t(one_jit)},
             "small": {"n": [10, 100, 1000], "jit": [_t(s) for s in small]},
-            "threads": {"xla": xla, "eager_cores_busy": busy},
+            "threads": {"xla": xla, "xla_small": xla_small, "eager_cores_busy": busy},
             "quickening": {"python": python, "note_python": ib.NOTE_PYTHON,
                            "specialized": ["BINARY_OP_MULTIPLY_FLOAT"], "fused": [],
                            "count_unchanged": True},
             "bytecode": {"plain": "FOR_ITER", "adaptive": "FOR_ITER"}}
 
 
-def rendered(data, selu_n=(10**3, 10**4, 10**5)):
-    """Both editions of the interpreters page from `data` (and a SELU run at selu_n)."""
+def rendered(data, selu_n=(10**3, 10**4, 10**5), fusions=1):
+    """Both editions of the interpreters page from `data` (and a SELU run at selu_n, and the
+    compilers chapter's listing with that many fusions)."""
     env = {"cpu": "CPU", "cores": 2, "python": "3.11.7", "backend": "cpu", "device": "cpu",
            "date": "2026-12-04", "libraries": {"jax": "0.10.2"}}
     results = {"interpreters_benchmark": {"environment": env, "quick": True,
                                           **results_of(data, ib.report(data), ib.FIGURES)},
                "selu_benchmark": {"environment": env, "quick": True,
-                                  "data": {"repeats": 5, "scaling": {"n": list(selu_n)}}}}
+                                  "data": {"repeats": 5, "scaling": {"n": list(selu_n)}}},
+               "compilers_benchmark": {"environment": env, "quick": True,
+                                       "data": {"listing": {"fusions": [{"kind": "kLoop"}] * fusions}}}}
     pages = {}
     for edition in ("docs", "docs-ko"):
         text, meta = get_data((ROOT / edition / "interpreters.md").read_text(encoding="utf-8"))
@@ -93,6 +96,22 @@ def test_a_jitted_calls_step_with_n_is_told_from_its_elements_work():
     assert step["jit_small_work"]["extra"] == pytest.approx(41e-6)
 
 
+def test_the_elements_work_is_counted_on_the_threads_xla_used_at_that_n():
+    # 2 ns per element on 2 threads at n: 1,000 values on 1 thread are 4 µs of work, not 2
+    adds_5us = {"small": (5e-6, 5.5e-6, 10e-6)}
+    two = ib.report(sample_data(**adds_5us, xla=2, xla_small=1)).verdicts["jit_small_work"]
+    assert two["work"] == pytest.approx(4e-6) and two["kind"] == "explained"
+    assert (two["threads"], two["ladder_threads"]) == (1, 2)
+    one = ib.report(sample_data(small=(5e-6, 5.5e-6, 12e-6))).verdicts["jit_small_work"]
+    assert one["work"] == pytest.approx(2e-6) and one["kind"] == "unexplained"
+    off_cpu = ib.report(sample_data(**adds_5us, xla=None)).verdicts["jit_small_work"]
+    assert off_cpu["work"] == pytest.approx(2e-6) and off_cpu["threads"] is None
+    pages = rendered(sample_data(**adds_5us, xla=2, xla_small=1))
+    assert "(4 µs on the 1 thread XLA used here, not the ladder's 2 threads)" in pages["docs"]
+    assert "(4 µs, 사다리의 스레드 2개가 아니라 여기서 XLA가 쓴 스레드 1개 기준)" in pages["docs-ko"]
+    assert "XLA used here" not in rendered(sample_data(**adds_5us))["docs"]
+
+
 def test_eager_jax_counts_as_several_threads_only_when_cores_were_busy():
     assert ib.report(sample_data(busy=1.0)).verdicts["eager_cores"]["kind"] == "one"
     assert ib.report(sample_data(busy=1.7)).verdicts["eager_cores"]["kind"] == "busy"
@@ -113,9 +132,16 @@ def test_the_pages_sentences_follow_the_data_in_both_editions():
     assert "순수 Python 루프가 `jax.jit`보다 50배 느렸다" in pages["docs-ko"]  # subject and comparand
     assert "up to that size the call's own cost" in pages["docs"]
     step = rendered(sample_data(small=(4e-6, 4.2e-6, 45e-6), one_jit=4e-6))
-    assert "is not one fixed number here" in step["docs"]
+    assert "is not one fixed number here: by n = 1,000 it had grown" in step["docs"]
     assert "고정된 숫자 하나가 아니다" in step["docs-ko"]
     assert "NumPy was" not in step["docs"].split("Of the")[1].split(".")[0]  # jit won at n
+
+
+def test_a_single_loop_is_said_only_where_xla_made_one_fusion():
+    one, two = rendered(sample_data()), rendered(sample_data(), fusions=2)
+    assert "fuses the operations](compilers.md#optimized-hlo) into a single loop" in one["docs"]
+    assert "루프 하나로 돈다" in one["docs-ko"]
+    assert "single loop" not in two["docs"] and "루프 하나로 돈다" not in two["docs-ko"]
 
 
 def test_the_compiled_rungs_are_named_as_the_selu_chapters_measurement():
@@ -182,6 +208,9 @@ PERTURBATIONS = {
     "a jitted call steps up 10x by n = 1,000": _jit_small(10.0),
     "a jitted call faster on 1,000 values than on one": _jit_small(0.3),
     "XLA threads 1": _set("threads.xla", 1), "XLA threads 16": _set("threads.xla", 16),
+    "XLA threads 2 at n, 1 at n = 1,000": lambda d: _set("threads.xla_small", 1)(_set("threads.xla", 2)(d)),
+    "a jitted call steps up 10x on fewer threads at n = 1,000":
+        lambda d: _jit_small(10.0)(_set("threads.xla_small", 1)(_set("threads.xla", 4)(d))),
     "eager JAX on one core": _set("threads.eager_cores_busy", 1.0),
     "eager JAX busy on 1.9 cores": _set("threads.eager_cores_busy", 1.9),
     "rungs off the CPU": _set("agreement", {"backend": "tpu", "within": {"rtol": 1e-5, "atol": 2e-5},
