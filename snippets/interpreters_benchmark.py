@@ -140,7 +140,7 @@ def report(data: dict) -> Report:
     busy = data["threads"]["eager_cores_busy"]
     extra = small["jit"][-1]["median"] - one["jit"]["median"]  # the larger call adds
     # its elements, at the ladder's rate per XLA thread times the threads used there
-    at_n, at_small = data["threads"]["xla"], data["threads"].get("xla_small")
+    at_n, at_small = data["threads"]["xla"], data["threads"]["xla_small"]
     if at_n is None or at_small is None:  # no thread plan (not XLA:CPU): the rate as is
         at_n = at_small = None
     work = per_element_jit * small["n"][-1] * (at_n / at_small if at_n else 1)
