@@ -304,9 +304,9 @@ def no_static_error(model, batches):
 
 def donation_warning(model, batches, quick=False):
     """The warning when donated arguments match no output, and what became of them:
-    (warning, batch buffers deleted, batch buffers). JAX warns while lowering: quick
-    mode lowers the step and neither compiles nor runs it, so it cannot say what
-    became of the batches (None)."""
+    (warning, batch buffers deleted, batch buffers, how many the warning lists). JAX
+    warns while lowering: quick mode lowers the step and neither compiles nor runs it,
+    so it cannot say what became of the batches (None)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if quick:
@@ -324,9 +324,16 @@ def donation_warning(model, batches, quick=False):
          bool(messages) and "Some donated buffers were not usable" in messages[0],
          f"The page quotes 'Some donated buffers were not usable'; this JAX warned: "
          f"{messages}")
+    # the warning lists each unusable array's type: "...not usable: float32[32,32], ..."
+    unusable = collections.Counter(messages[0].split(":", 1)[1].splitlines()[0].strip(" .").split(", "))
     leaves = jax.tree.leaves(batches)
     deleted = None if quick else sum(x.is_deleted() for x in leaves)
-    return f"UserWarning: {messages[0]}", deleted, len(leaves)
+    intact = collections.Counter(f"{x.dtype}[{','.join(map(str, x.shape))}]" for x in leaves
+                     if not x.is_deleted())
+    fact("deeponet.unusable_donation_kept", all(intact[t] >= n for t, n in unusable.items()),
+         f"The page says the arrays JAX could not use ({dict(unusable)}) stay intact; "
+         f"intact after the call: {dict(intact)}")
+    return f"UserWarning: {messages[0]}", deleted, len(leaves), unusable.total()
 
 
 def tiny_checks(functions, draw, quick):
@@ -431,10 +438,10 @@ def checks_and_training(config, backend, quick, first):
         first["no_ynn_status"], first["no_ynn_error"] = "refused", no_ynn[0]
     elif no_ynn:  # timed alone, after the checks
         first["no_ynn"] = executions(no_ynn[0], model.opt_state, batches)
-    no_static, warning, deleted, buffers = tiny
+    no_static, warning, deleted, buffers, unusable = tiny
     return {"step_operations": operations, "forms_agree": forms_agree,
             "captured": {"no_static_error": no_static, "donation_warning": warning},
-            "donation": {"deleted": deleted, "buffers": buffers},
+            "donation": {"deleted": deleted, "buffers": buffers, "unusable": unusable},
             **train_and_check(model, functions, test_key, loop_key,
                               10 if quick else 20)}
 

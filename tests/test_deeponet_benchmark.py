@@ -60,7 +60,7 @@ def sample_data():
                       "rtol": 1e-5, "atol": 1e-6},
         "forms_agree": True,
         "captured": {"no_static_error": "TypeError: ...", "donation_warning": "UserWarning: ..."},
-        "donation": {"deleted": 0, "buffers": 9},
+        "donation": {"deleted": 0, "buffers": 9, "unusable": 5},
         "training": {"log": [{"step": 1, "ics": 1.0, "bcs": 0.5, "res": 2.0},
                              {"step": 1000, "ics": 1e-3, "bcs": 1e-4, "res": 1e-3}],
                      "seconds": 12.0, "steps": 1000, "errors": [0.05, 0.04, 0.09]},
@@ -195,13 +195,16 @@ def test_the_build_checked_what_jax_does_and_captured_it(built_site):
                                "deeponet.eager_compiles_power_per_new_i",
                                "deeponet.decorator_forms_lower_alike",
                                "deeponet.no_static_raises_type_error",
-                               "deeponet.unusable_donation_warns"}
+                               "deeponet.unusable_donation_warns",
+                               "deeponet.unusable_donation_kept"}
     captured = r["data"]["captured"]
     assert captured["no_static_error"].startswith("TypeError: ")
     assert "not marked as static" in captured["no_static_error"]
     assert " at 0x" not in captured["no_static_error"]  # no memory address on the page
     assert captured["donation_warning"].startswith("UserWarning: Some donated buffers were not usable")
     assert r["data"]["donation"]["deleted"] is None  # quick mode lowers only
+    listed = captured["donation_warning"].split(":", 2)[2].splitlines()[0].split(", ")
+    assert r["data"]["donation"]["unusable"] == len(listed) >= 1
 
 
 def test_the_build_timed_every_batch_size_and_split_the_first_call(built_site):
