@@ -94,7 +94,8 @@ def memory_traffic(quick):
     sel = shared("selu_benchmark", quick)
     scaling = sel["scaling"]
     return {"n": scaling["n"], "repeats": sel["repeats"], "processes": sel["processes"],
-            **{kind: scaling[kind] for kind in ("eager", "jit", "scale_jit")}}
+            **{kind: scaling[kind] for kind in ("eager", "jit", "scale_jit")},
+            "one": {kind: sel["one"][kind] for kind in ("eager", "jit")}}  # n = 1
 
 
 def in_memory():
@@ -285,9 +286,15 @@ def fixed_costs(traffic):
     share = {kind: max(0.0, 1 - (traffic[kind][-1]["median"] * n_small / n_large)
                        / traffic[kind][0]["median"]) for kind in ("eager", "jit")}
     kind = "dominant" if min(share.values()) >= FIXED else "minor"
+    # The model against a one-element call: the calls whose time at n_small is mostly
+    # neither that call's nor the part proportional to n.
+    small, large = ({k: traffic[k][i]["median"] for k in ("eager", "jit")}
+                    for i in (0, -1))
+    neither = [k for k in ("eager", "jit") if small[k] - traffic["one"][k]["median"]
+               - large[k] * n_small / n_large > small[k] / 2]
     return {"kind": kind, "n_small": n_small, "n_large": n_large,  # "at least": floors
             "eager_percent": math.floor(100 * share["eager"]),
-            "jit_percent": math.floor(100 * share["jit"])}
+            "jit_percent": math.floor(100 * share["jit"]), "neither": neither}
 
 
 def default_thresholds(pc):

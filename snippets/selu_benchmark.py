@@ -230,6 +230,25 @@ def at_n(data, way):
     return data["scaling"][way][data["scaling"]["n"].index(data["n"])]
 
 
+def numpy_most(data: dict) -> dict:
+    """Where NumPy beat jax.jit by most (a compare() winner over n), and what explains
+    it: kind "fixed_cost" (a one-element jitted call took half the jitted call there or
+    more), "dearer_loop" (beyond their one-element calls, jit's call took longer than
+    NumPy's: per element its loop was the dearer), "other", or "none" (NumPy never
+    won)."""
+    s, one = data["scaling"], data["one"]
+    verdicts = [compare(a, b, ("numpy", "jit")) for a, b in zip(s["numpy"], s["jit"])]
+    wins = [(v["ratio"], i) for i, v in enumerate(verdicts) if v["winner"] == "numpy"]
+    if not wins:
+        return {"kind": "none"}
+    i = max(wins)[1]
+    jit, numpy = s["jit"][i]["median"], s["numpy"][i]["median"]
+    one_jit, one_numpy = one["jit"]["median"], one["numpy"]["median"]
+    kind = ("fixed_cost" if 2 * one_jit >= jit else
+            "dearer_loop" if jit - one_jit > numpy - one_numpy else "other")
+    return {"kind": kind, "index": i}
+
+
 def report(data: dict) -> Report:
     """Tables and verdicts of the SELU page, from its data alone."""
     docs, s = data["docs"], data["scaling"]
@@ -266,6 +285,7 @@ def report(data: dict) -> Report:
             for way in ("numpy", "jit")
         },
     }
+    verdicts["numpy_most"] = numpy_most(data)
     checks = data["checks"]  # each process's machine check, before and after
     moved = sum(c["moved"] and c["kept"] for c in checks)
     verdicts["machine_state"] = {

@@ -155,10 +155,11 @@ def test_the_model_against_the_range_says_when_it_sits_at_an_edge():
     assert place({"q1": 4.0, "q3": 5.0}, jit, 6.25) == "above"
 
 
-def _traffic(eager, jit, scale=None):
+def _traffic(eager, jit, scale=None, one=None):
     n = [10**3, 10**5, 10**7][:len(eager)]
+    one = one or (eager[0], jit[0])  # one-element calls: all of the smallest call, by default
     return {"n": n, "repeats": 5, "eager": [_t(e) for e in eager], "jit": [_t(j) for j in jit],
-            "scale_jit": [_t(s) for s in (scale or jit)]}
+            "scale_jit": [_t(s) for s in (scale or jit)], "one": {"eager": _t(one[0]), "jit": _t(one[1])}}
 
 
 @pytest.mark.parametrize("eager, kind, holds", [
@@ -178,6 +179,16 @@ def test_fixed_costs_dominate_only_where_the_smallest_calls_cost_more_than_their
     assert dominant["kind"] == "dominant" and dominant["jit_percent"] > 50
     linear = fixed_costs(_traffic([1e-6, 100e-6], [0.2e-6, 20e-6]))
     assert linear["kind"] == "minor" and linear["eager_percent"] == pytest.approx(0, abs=1e-9)
+    assert dominant["neither"] == []  # a one-element call as long as the smallest call
+
+
+def test_calls_mostly_neither_fixed_nor_proportional_are_named():
+    """The fixed-plus-linear model against one-element calls: a call at the smallest n that is
+    mostly neither its one-element call's time nor its share of the largest call's."""
+    both = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6], one=(30e-6, 1e-6)))
+    assert both["kind"] == "dominant" and both["neither"] == ["eager", "jit"]
+    jit_only = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6], one=(90e-6, 1e-6)))
+    assert jit_only["neither"] == ["jit"]
 
 
 def test_default_thresholds_are_read_from_the_process_or_said_not_run():

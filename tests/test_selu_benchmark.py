@@ -119,10 +119,37 @@ def _moved(data):  # ... and moved again: out of attempts, kept as measured
     return data
 
 
+def _scaled(timing, factor):  # a timing's seconds times factor, its spread kept relative
+    return {k: [x * factor for x in v] if k in ("samples", "processes") else
+            v * factor if k in ("median", "q1", "q3", "best") else v for k, v in timing.items()}
+
+
+def _numpy_wins_most_by_fixed_cost(data):
+    """NumPy's largest win at the largest n, where a one-element jitted call is most of jit's call."""
+    s, one = data["scaling"], data["one"]
+    s["numpy"] = [_scaled(j, 1 / (i + 2)) for i, j in enumerate(s["jit"])]
+    one["jit"] = _scaled(one["jit"], 0.6 * s["jit"][-1]["median"] / one["jit"]["median"])
+    return data
+
+
+def _jit_loop_no_dearer(data):
+    """NumPy's largest win at the smallest n, where jit's loop cost less per element than
+    NumPy's (NumPy's own call cost nearly all loop); a one-element eager call most of eager's."""
+    s, one = data["scaling"], data["one"]
+    s["numpy"] = [{**_scaled(j, 1 / f), "q1": j["median"] / f, "q3": j["median"] / f}
+                  for j, f in zip(s["jit"], [1.6] + [1.5] * (len(s["jit"]) - 1))]
+    one["jit"] = _scaled(one["jit"], 0.42 * s["jit"][0]["median"] / one["jit"]["median"])
+    one["numpy"] = _scaled(one["numpy"], 0.01)
+    one["eager"] = _scaled(one["eager"], 0.9 * s["eager"][0]["median"] / one["eager"]["median"])
+    return data
+
+
 # The ways other machines differ (tests/sitebuild/test_perturbations.py re-renders every page).
 PERTURBATIONS = {"a process measured again": _remeasured, "a kept process moved": _moved,
                  "two processes measured again": lambda d: _remeasured(_remeasured(d)),
                  "NumPy faster than jit at every n": _numpy_faster_everywhere,
+                 "NumPy wins most above the smallest n, by jit's fixed cost": _numpy_wins_most_by_fixed_cost,
+                 "jit's loop no dearer per element than NumPy's where NumPy wins": _jit_loop_no_dearer,
                  "eager faster than jit": _swap("eager", "jit"),
                  "XLA threads 1": _threads(1), "XLA threads 16": _threads(16),
                  "no XLA:CPU thread plan (another backend)": _threads(None)}
@@ -168,6 +195,23 @@ def test_one_fused_loop_is_said_only_where_xla_made_one_fusion():
     one, none = rendered(sample_data()), rendered(sample_data(), fusions=0)
     assert "runs the one fused loop it produces" in one["docs"] and "루프 하나를 실행한다" in one["docs-ko"]
     assert "runs the program it produces" in none["docs"] and "루프 하나" not in none["docs-ko"]
+
+
+def test_where_numpy_wins_the_page_says_whether_jits_fixed_cost_explains_it():
+    """Fixed cost explains NumPy's win only where a one-element jitted call is half of the
+    jitted call or more at the size NumPy won most."""
+    data = sample_data(jit=(30e-6, 80e-6, 150e-6), numpy=(10e-6, 20e-6, 700e-6))  # 3x, then 4x
+    pages = rendered(data)
+    assert "NumPy won most at n = 10,000 (20 µs against 80 µs). A one-element jitted call took 4 µs" in pages["docs"]
+    assert "there was not fixed cost: jit's loop cost more per element than NumPy's" in pages["docs"]
+    assert "NumPy가 가장 크게 이긴 곳은 n = 10,000이다" in pages["docs-ko"] and "NumPy보다 길었다" in pages["docs-ko"]
+    fixed = rendered(_numpy_wins_most_by_fixed_cost(sample_data()))
+    assert "There the jitted call's fixed cost" in fixed["docs"] and "고정 비용(작업을" in fixed["docs-ko"]
+    cheap = rendered(_jit_loop_no_dearer(sample_data()))
+    assert "NumPy won most" not in cheap["docs"] and "was not fixed cost (" in cheap["docs"]
+    assert "NumPy보다 길었다" not in cheap["docs-ko"]
+    even = rendered(sample_data(numpy=(30e-6, 80e-6, 150e-6)))  # NumPy never won
+    assert not any(w in even["docs"] for w in ("NumPy won most", "one-element", "There the jitted"))
 
 
 def test_what_numpys_time_is_made_of_follows_the_signs_measurement():
