@@ -325,12 +325,14 @@ def donation_warning(model, batches, quick=False):
          f"The page quotes 'Some donated buffers were not usable'; this JAX warned: "
          f"{messages}")
     # the warning lists each unusable array's type: "...not usable: float32[32,32], ..."
-    unusable = collections.Counter(messages[0].split(":", 1)[1].splitlines()[0].strip(" .").split(", "))
+    listed = messages[0].split(":", 1)[1].splitlines()[0].strip(" .")
+    unusable = collections.Counter(listed.split(", "))
     leaves = jax.tree.leaves(batches)
     deleted = None if quick else sum(x.is_deleted() for x in leaves)
-    intact = collections.Counter(f"{x.dtype}[{','.join(map(str, x.shape))}]" for x in leaves
-                     if not x.is_deleted())
-    fact("deeponet.unusable_donation_kept", all(intact[t] >= n for t, n in unusable.items()),
+    intact = collections.Counter(f"{x.dtype}[{','.join(map(str, x.shape))}]"
+                                 for x in leaves if not x.is_deleted())
+    fact("deeponet.unusable_donation_kept",
+         all(intact[t] >= n for t, n in unusable.items()),
          f"The page says the arrays JAX could not use ({dict(unusable)}) stay intact; "
          f"intact after the call: {dict(intact)}")
     return f"UserWarning: {messages[0]}", deleted, len(leaves), unusable.total()

@@ -379,6 +379,21 @@ def batches_intact(data):
     return data
 
 
+def every_batch_array_unusable(data):
+    data["donation"].update(deleted=0, unusable=data["donation"]["buffers"])
+    return data
+
+
+def few_batch_arrays_unusable(data):
+    data["donation"].update(deleted=3, unusable=2)
+    return data
+
+
+def batches_fate_unmeasured(data):
+    data["donation"]["deleted"] = None  # quick mode lowers only
+    return data
+
+
 def full_size(data):
     """The quick run's numbers spread over three batch sizes, with the step compiled
     without YNNPACK fusions: the full-size page's sentences."""
@@ -416,6 +431,9 @@ PERTURBATIONS = {
     "jitted and un-jitted disagree": disagreeing,
     "donated batches deleted": batches_deleted,
     "donated batches intact": batches_intact,
+    "every batch array unusable": every_batch_array_unusable,
+    "few batch arrays unusable, some deleted": few_batch_arrays_unusable,
+    "batches' fate not measured": batches_fate_unmeasured,
 }
 
 
@@ -466,3 +484,26 @@ def test_the_page_says_how_many_processes_and_how_the_machine_state_held():
     assert "moved by more than 2× in 1 of the processes kept" in kept["docs"]
     assert "프로세스 1개에서 2배보다 크게 달라져" in again["docs-ko"]
     assert "새 프로세스 2개를 차례로" in steady["docs-ko"]
+
+
+def test_the_page_says_which_donated_batch_arrays_were_kept_and_which_deleted():
+    deleted = rendered(batches_deleted(sample_data()))
+    assert ("Most of the batches' arrays have none: JAX warns about 5 (on a tiny model) and leaves "
+            "them intact; 3 of the 9 had one and were deleted:") in deleted["docs"]
+    assert "배열 9개 가운데 그런 출력이 있던 3개는 삭제되었다" in deleted["docs-ko"]
+    intact = rendered(every_batch_array_unusable(sample_data()))
+    assert "The batches' arrays have none: JAX warns about 9 (on a tiny model) and leaves all 9" in intact["docs"]
+    few = rendered(few_batch_arrays_unusable(sample_data()))
+    assert "Some of the batches' arrays have none: JAX warns about 2" in few["docs"]
+    assert "배치의 배열 일부는 그런 출력이 없다" in few["docs-ko"]
+    quick = rendered(batches_fate_unmeasured(sample_data()))
+    assert "quick mode only lowers the step, so the batches' fate is not measured" in quick["docs"]
+
+
+def test_the_page_names_what_the_measuring_time_went_to():
+    pages = rendered(sample_data())
+    assert ("Measuring took 106 s: the processes 90 s (first calls 20 s; warm-up, 2 at a time, 30 s; "
+            "samples 40 s; the rest start-up and machine checks), then checks 1 s and training 15 s.") in pages["docs"]
+    again = rendered(remeasured(sample_data()))
+    assert "the rest start-up, machine checks and a replaced process)" in again["docs"]
+    assert "그리고 교체된 프로세스 하나에 들었다" in again["docs-ko"]

@@ -49,8 +49,18 @@ def _steady(factor):
     return change
 
 
+def _all_about_tracing(data):
+    """The three pitfalls the page calls "not about tracing" found raising while tracing
+    (in-place assignment accepted without jit): the page drops the line naming them."""
+    errors = data["errors"]
+    errors["inplace"]["variants"].pop("eager", None)
+    errors["unhashable"]["raised_at"] = errors["donate"]["raised_at"] = "tracing"
+    return data
+
+
 PERTURBATIONS = {
     "unrolled loop compiles faster than fori_loop": _swap_first,
+    "every pitfall raised while tracing": _all_about_tracing,
     "unrolled loop and fori_loop compile alike": _same_first,
     "unrolled steady call 3x faster": _steady(1 / 3),
     "unrolled steady call 3x slower": _steady(3.0),

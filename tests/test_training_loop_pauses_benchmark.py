@@ -78,6 +78,18 @@ def _slow_level(data):
     return data
 
 
+def _level(factor):
+    """A run ahead, then iterations of `factor` steps each (the chapter's two levels
+    while 0.5 <= factor <= 2; the page words the level against the site's 1.1x)."""
+    def change(data):
+        orig, step = _loop(data, "original"), data["costs"]["step"]["median"]
+        every = orig["log_every"]
+        orig["seconds"] = [s if i % every == 0 else step / 10 if i % every < every // 2
+                           else factor * step for i, s in enumerate(orig["seconds"])]
+        return data
+    return change
+
+
 def _full_build(step_difference, kept_alive):
     """The cases a full build runs (quick mode runs one), with these outcomes."""
     def change(data):
@@ -109,6 +121,8 @@ PERTURBATIONS = {
     "in flight: over the CPU client's limit": _in_flight(64),
     "no run-ahead": _flat_timeline,
     "a run-ahead, then slow iterations": _slow_level,
+    "a run-ahead, then 1.5 steps each": _level(1.5),
+    "a run-ahead, then 0.7 steps each": _level(0.7),
     "full build: bit-identical steps, old model kept": _full_build(0.0, True),
     "full build: steps differing in the last bits, old model freed": _full_build(1e-7, False),
 }
@@ -155,6 +169,36 @@ def test_the_report_reads_the_chapters_shapes_from_the_data():
 def test_other_timelines_get_other_verdicts_and_never_stop_the_build(label, kind):
     levels = bench.report(PERTURBATIONS[label](_data())).verdicts["levels"]
     assert levels["kind"] == kind and levels["expected"] is False
+
+
+def rendered(data):
+    """Both editions of the page from `data`, on one line each."""
+    from mkdocs.utils.meta import get_data
+
+    import page_templates
+    from measurement import results_of
+    from project import ROOT
+
+    env = {"cpu": "CPU", "cores": 2, "python": "3.13.0", "backend": "cpu", "device": "cpu",
+           "date": "2026-12-05", "jax": "0.12.0.1", "libraries": {"jax": "0.12.0.1"}}
+    results = {"training_loop_pauses_benchmark": {
+        "environment": env, "quick": True, **results_of(data, bench.report(data), bench.FIGURES)}}
+    pages = {}
+    for edition in ("docs", "docs-ko"):
+        text, meta = get_data((ROOT / edition / "training-loop-pauses.md").read_text(encoding="utf-8"))
+        pages[edition] = " ".join(page_templates.render(
+            text, page="training-loop-pauses.md", page_url="training-loop-pauses/", results=results,
+            words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
+    return pages
+
+
+@pytest.mark.parametrize("change, en, ko", [
+    (lambda d: d, "then about a step each (1 step, median)", "그다음에는 대략 스텝 하나만큼씩 걸린다"),
+    (_level(1.5), "then more than a step each (1.5 steps, median)", "그다음에는 스텝 하나보다 오래 걸린다"),
+    (_level(0.7), "then under a step each (0.7 steps, median)", "그다음에는 스텝 하나보다 짧게 걸린다")])
+def test_the_upper_level_is_worded_against_the_sites_threshold(change, en, ko):
+    pages = rendered(change(_data()))
+    assert en in pages["docs"] and ko in pages["docs-ko"]
 
 
 def test_in_flight_counts_are_data():
