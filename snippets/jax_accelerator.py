@@ -125,6 +125,21 @@ def _compare(data, a: str, b: str, names) -> dict | None:
     return None if x is None or y is None else compare(x, y, names, (a, b))
 
 
+def gain_from(data: dict) -> dict:
+    """What makes jit's gain on the step differ between the backends: at each batch it
+    is the jitted step's speed-up on the TPU over the host CPU times the un-jitted
+    step's slow-down there. Kind "jitted_step" when, at every batch, the first is over
+    1 and the larger of the two; else "both"."""
+    tpu, cpu = data["tpu"]["deeponet"], data["cpu"]["deeponet"]
+    for i in range(len(data["batch"])):
+        if not all(s[w][i] for s in (tpu, cpu) for w in ("jit", "eager")):
+            return {"kind": "both"}
+        sped = cpu["jit"][i]["median"] / tpu["jit"][i]["median"]
+        if sped <= max(1.0, tpu["eager"][i]["median"] / cpu["eager"][i]["median"]):
+            return {"kind": "both"}
+    return {"kind": "jitted_step"}
+
+
 def report(data: dict) -> Report:
     """Tables and verdicts of the chapter, from its data alone."""
     v = {}
@@ -151,6 +166,7 @@ def report(data: dict) -> Report:
     for b in BACKENDS:  # does jit's gain on the step move with the batch?
         verdicts[f"deeponet_gain_{b}"] = trend(data[b]["eager_over_jit"]["deeponet"],
                                                f"{b}.eager_over_jit.deeponet")
+    verdicts["gain_from"] = gain_from(data)
 
     def t(b, *path):
         value = data[b]
