@@ -63,3 +63,19 @@ def uncited_footnotes(markdown_text: str) -> list[str]:
     """Footnotes a page defines and never cites (MkDocs' strict mode fails on them)."""
     defined = re.findall(r"^\[\^([^\]]+)\]:", markdown_text, re.M)
     return [n for n in defined if markdown_text.count(f"[^{n}]") < 2]
+
+
+def rendered_page(page: str, results: dict) -> dict[str, str]:
+    """Both editions of `page` (e.g. "selu.md") rendered from `results` (snippet name ->
+    its results.json), each on one line: what a test of a page's sentences reads."""
+    from mkdocs.utils.meta import get_data
+
+    import page_templates
+
+    pages = {}
+    for edition in ("docs", "docs-ko"):
+        text, meta = get_data((ROOT / edition / page).read_text(encoding="utf-8"))
+        pages[edition] = " ".join(page_templates.render(
+            text, page=page, page_url=page.removesuffix(".md") + "/", results=results,
+            words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
+    return pages

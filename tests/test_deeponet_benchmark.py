@@ -444,23 +444,14 @@ def test_each_perturbation_reports(label):
 
 def rendered(data):
     """Both editions of the DeepONet page from `data`, on one line each."""
-    from mkdocs.utils.meta import get_data
-
-    import page_templates
     from measurement import results_of
-    from project import ROOT
+    from project import rendered_page
 
     env = {"cpu": "CPU", "cores": 2, "python": "3.13.0", "backend": "cpu", "device": "cpu",
            "date": "2026-12-05", "libraries": {"jax": "0.12.0.1"}}
     results = {"deeponet_benchmark": {"environment": env, "quick": False,
                                       **results_of(data, report(data), FIGURES)}}
-    pages = {}
-    for edition in ("docs", "docs-ko"):
-        text, meta = get_data((ROOT / edition / "deeponet.md").read_text(encoding="utf-8"))
-        pages[edition] = " ".join(page_templates.render(
-            text, page="deeponet.md", page_url="deeponet/", results=results,
-            words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
-    return pages
+    return rendered_page("deeponet.md", results)
 
 
 def test_the_headline_holds_i_fixed_and_says_what_a_new_i_costs():

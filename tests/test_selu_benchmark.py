@@ -169,12 +169,9 @@ def test_without_a_thread_plan_no_table_shows_xla_threads():
 def rendered(data, fusions=1):
     """Both editions of the SELU page from `data` (and the compilers chapter's listing with
     that many fusions), on one line each."""
-    from mkdocs.utils.meta import get_data
-
-    import page_templates
     import selu_benchmark as sb
     from measurement import results_of
-    from project import ROOT
+    from project import rendered_page
 
     env = {"cpu": "CPU", "cores": 2, "python": "3.13.0", "backend": "cpu", "device": "cpu",
            "date": "2026-12-05", "libraries": {"jax": "0.12.0.1"}}
@@ -182,13 +179,7 @@ def rendered(data, fusions=1):
                                   **results_of(data, sb.report(data), sb.FIGURES)},
                "compilers_benchmark": {"environment": env, "quick": True,
                                        "data": {"listing": {"fusions": [{"kind": "kLoop"}] * fusions}}}}
-    pages = {}
-    for edition in ("docs", "docs-ko"):
-        text, meta = get_data((ROOT / edition / "selu.md").read_text(encoding="utf-8"))
-        pages[edition] = " ".join(page_templates.render(
-            text, page="selu.md", page_url="selu/", results=results,
-            words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
-    return pages
+    return rendered_page("selu.md", results)
 
 
 def test_one_fused_loop_is_said_only_where_xla_made_one_fusion():

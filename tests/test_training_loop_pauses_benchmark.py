@@ -173,23 +173,14 @@ def test_other_timelines_get_other_verdicts_and_never_stop_the_build(label, kind
 
 def rendered(data):
     """Both editions of the page from `data`, on one line each."""
-    from mkdocs.utils.meta import get_data
-
-    import page_templates
     from measurement import results_of
-    from project import ROOT
+    from project import rendered_page
 
     env = {"cpu": "CPU", "cores": 2, "python": "3.13.0", "backend": "cpu", "device": "cpu",
            "date": "2026-12-05", "jax": "0.12.0.1", "libraries": {"jax": "0.12.0.1"}}
     results = {"training_loop_pauses_benchmark": {
         "environment": env, "quick": True, **results_of(data, bench.report(data), bench.FIGURES)}}
-    pages = {}
-    for edition in ("docs", "docs-ko"):
-        text, meta = get_data((ROOT / edition / "training-loop-pauses.md").read_text(encoding="utf-8"))
-        pages[edition] = " ".join(page_templates.render(
-            text, page="training-loop-pauses.md", page_url="training-loop-pauses/", results=results,
-            words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
-    return pages
+    return rendered_page("training-loop-pauses.md", results)
 
 
 @pytest.mark.parametrize("change, en, ko", [
