@@ -9,6 +9,7 @@ import contextlib
 import io
 import math
 import mmap
+import threading
 import time
 import types
 
@@ -132,6 +133,21 @@ def cache_sizes() -> dict:
     fact("jit.cache_sizes", len(dispatch) == 1 and sizes == STATED_CACHES,
          f"the page gives the shared caches' sizes as {STATED_CACHES}; this JAX has "
          f"{sizes} (C++ dispatch caches: {sorted(dispatch)})")
+    # util.py calls weakref_lru_cache "thread local"; the page says what it does: a
+    # function traced on one thread is not traced again on another
+    traced = []
+
+    def double(x):
+        traced.append(1)
+        return 2 * x
+
+    jax.jit(double)(jnp.ones(3))
+    other = threading.Thread(target=lambda: jax.jit(double)(jnp.ones(3)))
+    other.start()
+    other.join()
+    fact("jit.trace_cache_shared_by_threads", len(traced) == 1,
+         f"a function traced on one thread was traced {len(traced)} times in all once "
+         "another thread called it: the page says the trace cache is process-wide")
     return sizes
 
 

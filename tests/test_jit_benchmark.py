@@ -272,7 +272,8 @@ def test_the_build_wrote_data_verdicts_and_facts(built_site):
     assert "text" not in res and res["figures"] == ["dispatch"]
     assert {f"jit.cache.{slug}" for slug in CASES} | {
         "jit.three_calls_trace_twice", "jit.jaxpr_of_selu", "jit.cache_sizes",
-        "jit.effects_skip_the_fast_path", "jit.donated_array_deleted"} <= set(res["facts"])
+        "jit.effects_skip_the_fast_path", "jit.donated_array_deleted",
+        "jit.trace_cache_shared_by_threads"} <= set(res["facts"])
     for slug, expected in STATED_CASES.items():
         got = [tuple(c[k] for k in ("cache_before", "cache_after", "traced", "compiled"))
                for c in res["data"]["cache_cases"][slug]]
