@@ -136,8 +136,8 @@ def on_files(files, config):
     return files
 
 
-def _box(chapter: Chapter, page_url: str, source_url: str | None, words: dict) -> str:
-    """The download box, in the edition's words (words.yml `download`)."""
+def _box(chapter: Chapter, page_url: str, source_url: str | None, words: dict, commands: bool) -> str:
+    """The download box, in the edition's words (words.yml `download`); `commands`: a "Run it" section follows."""
     def link(name: str) -> str:
         return escape(page_templates.relative(f"{FOLDER}/{name}", page_url))
 
@@ -151,7 +151,7 @@ def _box(chapter: Chapter, page_url: str, source_url: str | None, words: dict) -
         items.append(item + "</li>")
     return ('<div class="admonition abstract downloads">\n'
             f'<p class="admonition-title">{words["title"]}</p>\n'
-            f'<p>{words["text"]}</p>\n'
+            f'<p>{words["text" if commands else "text_no_commands"]}</p>\n'
             f'<ul>\n{"".join(items)}\n</ul>\n</div>\n')
 
 
@@ -159,9 +159,9 @@ def on_page_content(html, page, config, files):
     chapter = _chapters.get(page.file.src_uri)
     if chapter is None:
         return html
-    box = _box(chapter, page.url, source_url(config.repo_url, config.edit_uri, "snippets/"),
-               page_templates.load_words(Path(config.docs_dir))["download"])
     heading = _RUN_IT.search(html)
+    box = _box(chapter, page.url, source_url(config.repo_url, config.edit_uri, "snippets/"),
+               page_templates.load_words(Path(config.docs_dir))["download"], commands=bool(heading))
     if heading:
         return html[:heading.end()] + box + html[heading.end():]
     footnotes = _FOOTNOTES.search(html)

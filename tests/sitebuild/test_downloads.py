@@ -81,6 +81,16 @@ def test_source_links_point_at_the_branch_the_site_is_built_from():
                                                    ("docs-ko", "파일 하나와", "파일 2개 전부와")])
 def test_the_box_counts_one_file_and_several_in_each_editions_words(edition, one, several):
     words = page_templates.load_words(ROOT / edition)["download"]
-    box = downloads._box(downloads.Chapter("x", [Path("a.py")]), "x/", None, words)
+    box = downloads._box(downloads.Chapter("x", [Path("a.py")]), "x/", None, words, commands=True)
     assert one in box and "1 files" not in box and "1개 전부" not in box
-    assert several in downloads._box(downloads.Chapter("x", [Path("a.py"), Path("b.py")]), "x/", None, words)
+    assert several in downloads._box(downloads.Chapter("x", [Path("a.py"), Path("b.py")]), "x/", None, words,
+                                     commands=True)
+
+
+@pytest.mark.parametrize("edition", ["docs", "docs-ko"])
+def test_a_box_with_no_run_it_section_after_it_points_at_no_commands(edition):
+    words = page_templates.load_words(ROOT / edition)["download"]
+    chapter = downloads.Chapter("x", [Path("a.py")])
+    assert words["text"] in downloads._box(chapter, "x/", None, words, commands=True)
+    alone = downloads._box(chapter, "x/", None, words, commands=False)
+    assert words["text_no_commands"] in alone and "below" not in alone and "아래" not in alone
