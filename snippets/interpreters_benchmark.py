@@ -15,7 +15,7 @@ import numpy as np
 from interpreters import (RUNGS, instructions_executed, instructions_per_element,
                           ladder_inputs, loop_body_bytecode, never_run_copy, quickened,
                           selu_python)
-from measurement import (CLOSE, Report, Table, agree_within, compare, fact,
+from measurement import (CLOSE, SAME, Report, Table, agree_within, compare, fact,
                          fmt_seconds, main, ratio, ratio_of, seconds, shared,
                          time_calls, timing, word)
 from selu import random_input, selu
@@ -156,9 +156,10 @@ def report(data: dict) -> Report:
         "jit_small": compare(small["jit"][-1], one["jit"], ("larger", "one"),
                              (f"small.jit.{len(small['jit']) - 1}", "one.jit")),
         # ... and is what it adds at most CLOSE times its elements' work in the ladder
-        # (on as many XLA threads as ran at that n)?
+        # (on as many XLA threads as ran at that n)? "about" that work: within SAME.
         "jit_small_work": {
             "kind": "explained" if extra <= CLOSE * work else "unexplained",
+            "ratio": extra / work, "about": 1 / SAME < extra / work < SAME,
             "extra": extra, "work": work, "n": small["n"][-1],
             "threads": at_small, "ladder_threads": at_n},
         # Eager JAX's operations: on one core, or on several (a count, not timings).

@@ -16,6 +16,7 @@ import published
 from compilation import count_compilations
 from compilers import scale_jit
 from measurement import (
+    CLOSE,
     Report,
     Table,
     Timing,
@@ -249,6 +250,14 @@ def numpy_most(data: dict) -> dict:
     return {"kind": kind, "index": i}
 
 
+def eager_dispatch(data: dict) -> dict:
+    """What the eager call on the JAX docs' input is mostly made of: kind "dispatch"
+    where a one-element eager call takes 1 / CLOSE of it or more (its fixed cost
+    decides the eager/jit ratio), else "work"; share: the one-element call's part."""
+    share = data["one"]["eager"]["median"] / data["docs"]["eager"]["median"]
+    return {"kind": "dispatch" if share * CLOSE >= 1 else "work", "share": share}
+
+
 def report(data: dict) -> Report:
     """Tables and verdicts of the SELU page, from its data alone."""
     docs, s = data["docs"], data["scaling"]
@@ -286,6 +295,7 @@ def report(data: dict) -> Report:
         },
     }
     verdicts["numpy_most"] = numpy_most(data)
+    verdicts["eager_dispatch"] = eager_dispatch(data)
     checks = data["checks"]  # each process's machine check, before and after
     moved = sum(c["moved"] and c["kept"] for c in checks)
     verdicts["machine_state"] = {

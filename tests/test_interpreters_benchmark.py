@@ -96,6 +96,20 @@ def test_a_jitted_calls_step_with_n_is_told_from_its_elements_work():
     assert step["jit_small_work"]["extra"] == pytest.approx(41e-6)
 
 
+def test_what_a_jitted_call_adds_is_said_about_its_work_only_within_same():
+    """1.5x the elements' work is "explained" (under CLOSE) but not "about" it (SAME)."""
+    half_again = ib.report(sample_data(small=(5e-6, 5.5e-6, 8e-6))).verdicts["jit_small_work"]
+    assert half_again["kind"] == "explained" and not half_again["about"]
+    assert half_again["ratio"] == pytest.approx(1.5)
+    pages = rendered(sample_data(small=(5e-6, 5.5e-6, 8e-6)))
+    assert "the 3 µs it adds is 1.5× what its elements' work at the ladder's rate would add (2 µs)" in pages["docs"]
+    assert "작업(2 µs)의 1.5배다" in pages["docs-ko"]
+    about = _adds_its_work(sample_data(small=(5e-6, 5.5e-6, 8e-6)))
+    assert ib.report(about).verdicts["jit_small_work"]["about"]
+    pages = rendered(about)
+    assert "it adds is about what its elements' work" in pages["docs"] and "작업(2 µs)과 거의 같다" in pages["docs-ko"]
+
+
 def test_the_elements_work_is_counted_on_the_threads_xla_used_at_that_n():
     # 2 ns per element on 2 threads at n: 1,000 values on 1 thread are 4 µs of work, not 2
     adds_5us = {"small": (5e-6, 5.5e-6, 10e-6)}
@@ -140,8 +154,8 @@ def test_the_pages_sentences_follow_the_data_in_both_editions():
 def test_a_single_loop_is_said_only_where_xla_made_one_fusion():
     one, two = rendered(sample_data()), rendered(sample_data(), fusions=2)
     assert "fuses the operations](compilers.md#optimized-hlo) into a single loop" in one["docs"]
-    assert "루프 하나로 돈다" in one["docs-ko"]
-    assert "single loop" not in two["docs"] and "루프 하나로 돈다" not in two["docs-ko"]
+    assert "연산들을 루프 하나로 [퓨전(fusion)한]" in one["docs-ko"]
+    assert "single loop" not in two["docs"] and "루프 하나로" not in two["docs-ko"]
 
 
 def test_the_compiled_rungs_are_named_as_the_selu_chapters_measurement():
@@ -188,6 +202,17 @@ def _jit_small(factor):
     return change
 
 
+def _adds_its_work(data):
+    """The jitted call on the largest small input: the call on one value plus its elements'
+    work at the ladder's rate (on the threads XLA used there), so "about" that work."""
+    t, one = data["threads"], data["one"]["jit"]["median"]
+    work = (data["ladder"]["jit"]["median"] / data["n"] * data["small"]["n"][-1]
+            * (t["xla"] / t["xla_small"] if t["xla"] and t["xla_small"] else 1))
+    data["small"]["jit"][-1] = {k: v * (one + work) / one if isinstance(v, float) else v
+                                for k, v in data["one"]["jit"].items()}
+    return data
+
+
 def _set(path, value):
     def change(data):
         *parents, last = path.split(".")
@@ -207,6 +232,7 @@ PERTURBATIONS = {
     "a jitted call costs the same at n = 1,000": _jit_small(1.0),
     "a jitted call steps up 10x by n = 1,000": _jit_small(10.0),
     "a jitted call faster on 1,000 values than on one": _jit_small(0.3),
+    "a jitted call adds about its elements' work by n = 1,000": _adds_its_work,
     "XLA threads 1": _set("threads.xla", 1), "XLA threads 16": _set("threads.xla", 16),
     "XLA threads 2 at n, 1 at n = 1,000": lambda d: _set("threads.xla_small", 1)(_set("threads.xla", 2)(d)),
     "a jitted call steps up 10x on fewer threads at n = 1,000":

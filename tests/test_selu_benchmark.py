@@ -202,7 +202,7 @@ def test_where_numpy_wins_the_page_says_whether_jits_fixed_cost_explains_it():
     assert "NumPy won most" not in cheap["docs"] and "was not fixed cost (" in cheap["docs"]
     assert "NumPy보다 길었다" not in cheap["docs-ko"]
     even = rendered(sample_data(numpy=(30e-6, 80e-6, 150e-6)))  # NumPy never won
-    assert not any(w in even["docs"] for w in ("NumPy won most", "one-element", "There the jitted"))
+    assert not any(w in even["docs"] for w in ("NumPy won most", "one-element jitted", "There the jitted"))
 
 
 def test_what_numpys_time_is_made_of_follows_the_signs_measurement():
@@ -264,3 +264,19 @@ def test_every_chapter_shows_the_one_selu_measurement(built_site):
     for page in ("selu", "interpreters", "compilers", "jit"):
         for site in (built_site, built_site / "ko"):
             assert shown in (site / page / "index.html").read_text(encoding="utf-8"), (site, page)
+
+
+def test_the_versions_reason_says_whether_dispatch_or_work_sets_the_eager_jit_ratio():
+    """A one-element eager call under 1 / CLOSE of the eager call at n: the work sets the
+    ratio (history's steady calls); at or above it, dispatch (history's dispatch)."""
+    data = sample_data()  # one-element eager call 40 µs, eager at n 600 µs
+    assert report(data).verdicts["eager_dispatch"] == {"kind": "work", "share": 40e-6 / 600e-6}
+    work = rendered(data)
+    assert "A one-element eager call took 6.7 % of the eager time here" in work["docs"]
+    assert "eager JAX's work, not dispatch" in work["docs"] and "history.md#steady-calls" in work["docs"]
+    assert "작업에 좌우된다" in work["docs-ko"] and "history.md#steady-calls" in work["docs-ko"]
+    data["one"]["eager"] = _t(400e-6)
+    assert report(data).verdicts["eager_dispatch"]["kind"] == "dispatch"
+    dispatch = rendered(data)
+    assert "67 % of the eager time here, so the eager/jit ratio rests on eager dispatch" in dispatch["docs"]
+    assert "history.md#dispatch" in dispatch["docs"] and "디스패치 비용에 좌우된다" in dispatch["docs-ko"]
