@@ -105,7 +105,7 @@ def first_call_table(data, even):
             [word("compile"), seconds(f["compile"])],
             [word("first_execution_ynn", fusions=f["ynn_fusions"]) if f["ynn_fusions"]
              else word("first_execution"), seconds(f["first_execution"])],
-            [bold(word("first_total")),
+            [bold(word("first_total_median" if several else "first_total")),
              bold(timing(f["total"]) if several else seconds(median(f["total"])))],
             [word("second_execution"), seconds(f["second_execution"])],
             [word("steady_jit"), seconds(median(s["jit"][i]))]]
@@ -159,10 +159,34 @@ def machine_state(data):
             "by": MOVED}
 
 
+def rounds(data):
+    """How many rounds each process sampled the steps for (all in turns, so each
+    timing's samples are rounds x processes): "fixed" (no settling allowed: min is max),
+    "cap" (every process ran the most rounds allowed: no timing settled sooner) or
+    "settled" (some process stopped before the cap)."""
+    r, s = data["rounds"], data["scaling"]
+    timings = [*s["jit"], *s["eager"], data["new_i"]["eager"]]
+    cap = all(len(t["samples"]) == r["max"] * data["processes"] for t in timings)
+    return {"kind": "fixed" if r["min"] == r["max"] else "cap" if cap else "settled"}
+
+
+def donation(data):
+    """What became of the donated batches' arrays: listed in the warning (unusable,
+    left intact), deleted (an output took their memory), or neither: `unread`, the
+    arrays the step never reads, which jit drops (keep_unused=False), so never donated.
+    Kind "not_measured" where quick mode only lowered the step."""
+    dn = data["donation"]
+    if dn["deleted"] is None:
+        return {"kind": "not_measured"}
+    return {"kind": "measured",
+            "unread": dn["buffers"] - dn["unusable"] - dn["deleted"]}
+
+
 def report(data: dict) -> Report:
     """The DeepONet page's tables and verdicts, from its data alone."""
     verdicts = {**step_verdicts(data), **first_call_verdicts(data),
-                "machine_state": machine_state(data)}
+                "machine_state": machine_state(data), "rounds": rounds(data),
+                "donation": donation(data)}
     tables = {"step_time": step_table(data),
               "first_call": first_call_table(data, verdicts["break_even"]),
               **training_tables(data)}

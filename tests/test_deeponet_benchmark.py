@@ -389,6 +389,25 @@ def few_batch_arrays_unusable(data):
     return data
 
 
+def batches_all_accounted_for(data):
+    data["donation"].update(deleted=4, unusable=5)  # none left that the step never reads
+    return data
+
+
+def rounds_at_the_cap(data):
+    """Every process sampled the most rounds allowed: no timing settled sooner."""
+    r, n = data["rounds"], data["processes"]
+    for timing in [*data["scaling"]["jit"], *data["scaling"]["eager"], data["new_i"]["eager"]]:
+        timing["samples"] = (timing["samples"] * r["max"] * n)[:r["max"] * n]
+    return data
+
+
+def rounds_settled(data):
+    """Some process stopped before the most rounds allowed (the full build ran them all)."""
+    data["rounds"]["max"] += 1
+    return data
+
+
 def batches_fate_unmeasured(data):
     data["donation"]["deleted"] = None  # quick mode lowers only
     return data
@@ -434,6 +453,9 @@ PERTURBATIONS = {
     "every batch array unusable": every_batch_array_unusable,
     "few batch arrays unusable, some deleted": few_batch_arrays_unusable,
     "batches' fate not measured": batches_fate_unmeasured,
+    "donated batches all listed or deleted": batches_all_accounted_for,
+    "every process sampled the most rounds": rounds_at_the_cap,
+    "a process settled before the most rounds": rounds_settled,
 }
 
 
@@ -480,8 +502,13 @@ def test_the_page_says_how_many_processes_and_how_the_machine_state_held():
 def test_the_page_says_which_donated_batch_arrays_were_kept_and_which_deleted():
     deleted = rendered(batches_deleted(sample_data()))
     assert ("Most of the batches' arrays have none: JAX warns about 5 (on a tiny model) and leaves "
-            "them intact; 3 of the 9 had one and were deleted:") in deleted["docs"]
+            "them intact; 3 of the 9 had one and were deleted, and the other 1, which the step never "
+            "reads, was neither:") in deleted["docs"]
     assert "배열 9개 가운데 그런 출력이 있던 3개는 삭제되었다" in deleted["docs-ko"]
+    assert "스텝이 읽지 않는 나머지 1개는 경고에도 나오지 않았고" in deleted["docs-ko"]
+    listed = rendered(batches_all_accounted_for(sample_data()))
+    assert "4 of the 9 had one and were deleted:" in listed["docs"]
+    assert "스텝이 읽지 않는 나머지" not in listed["docs-ko"]
     intact = rendered(every_batch_array_unusable(sample_data()))
     assert "The batches' arrays have none: JAX warns about 9 (on a tiny model) and leaves all 9" in intact["docs"]
     few = rendered(few_batch_arrays_unusable(sample_data()))
@@ -489,6 +516,16 @@ def test_the_page_says_which_donated_batch_arrays_were_kept_and_which_deleted():
     assert "배치의 배열 일부는 그런 출력이 없다" in few["docs-ko"]
     quick = rendered(batches_fate_unmeasured(sample_data()))
     assert "quick mode only lowers the step, so the batches' fate is not measured" in quick["docs"]
+
+
+def test_the_page_says_whether_the_rounds_stopped_at_the_cap():
+    settled = rendered(sample_data())
+    assert "4 to 5 rounds, until one moved no quartile by over 5 %" in settled["docs"]
+    cap = rendered(rounds_at_the_cap(sample_data()))
+    assert "in turns for 5 rounds, the cap: no spread settled sooner" in cap["docs"]
+    assert "상한인 5라운드(round)까지 쟀다. 어느 시간도 그 전에 안정되지 않았다" in cap["docs-ko"]
+    assert report(rounds_settled(rounds_at_the_cap(sample_data()))).verdicts["rounds"] == {
+        "kind": "settled"}
 
 
 def test_the_page_names_what_the_measuring_time_went_to():
