@@ -114,7 +114,10 @@ def test_the_report_is_rendered_in_each_editions_words_and_the_how_pages_include
     report = measure_build.render_report(m)
     assert "| of which `selu_benchmark` | 12.0 s |" in report
     assert "| of which the rest: notebooks, pages, checks | 68.0 s |" in report
-    assert "no caches: its first answer (the home page) | 11.4 s |" in report and "to its exit | 0.7 s |" in report
+    assert "no caches: its first answer (the home page) | 11.4 s (goal on 2 cores: 20 s; met) |" in report
+    assert "to its exit | 0.7 s |" in report
+    assert "every build snippet measures | 80 s (goal on 2 cores: 150 s; met) |" in report
+    assert "measures | 200 s (goal on 2 cores: 150 s; over it) |" in measure_build.render_report({**m, "cold": 200.0})
     assert f"| all pages | | | | {sum(r['words'] for r in rows):,} | | |" in report
     assert " | 93 (90–95) (TBT 120 ms) | 91 (89–94) (TBT 150 ms) |" in report  # the Korean page beside
     assert "median of 3 audits" in report and "Korean figures: no Hangul font" in report
@@ -125,6 +128,7 @@ def test_the_report_is_rendered_in_each_editions_words_and_the_how_pages_include
     korean = measure_build.render_report(m, measure_build.report_words("docs-ko"))
     assert "| 그중 `selu_benchmark` | 12.0 s |" in korean and "커밋 abc1234(커밋하지 않은 변경 포함)" in korean
     assert "| 100 µs 미만 | 3 | 30% | 50% | 2 (67%) | 3 (100%) |" in korean
+    assert "| 80 s (코어 2개에서 목표 150 s: 달성) |" in korean
     assert "Measured on X, 2 cores ·" in report and "X, 코어 2개에서 측정 ·" in korean
     assert "Measured on X, 1 core ·" in measure_build.render_report({**m, "stamp": {**m["stamp"], "cores": 1}})
     m["weights"] = [{**r, "words": 3_000} if r["page"] == "selu/" else r for r in rows]
