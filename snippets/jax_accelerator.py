@@ -17,7 +17,8 @@ from pathlib import Path
 import jax
 
 from deeponet import DEFAULT
-from measurement import Report, Table, compare, fact, main, ratio, seconds, trend, word
+from measurement import (CLOSE, Report, Table, compare, fact, main, ratio, seconds,
+                         trend, word)
 
 ROOT = Path(__file__).resolve().parent.parent
 # What this snippet reads outside snippets/: the build's cache key covers these files
@@ -140,6 +141,18 @@ def gain_from(data: dict) -> dict:
     return {"kind": "jitted_step"}
 
 
+def eager_step(data: dict) -> dict:
+    """Whether the un-jitted step (the history probe's) paid the TPU's waited launch
+    per operation: kind "host" when on the TPU it was less than CLOSE times as slow as
+    on the host CPU (so the host CPU's time, work both backends do, is most of it) and
+    a waited `a + b` slowed down more than CLOSE times as much; else "launches"."""
+    step, op = (data["tpu"][name]["median"] / data["cpu"][name]["median"]
+                if data["tpu"][name] and data["cpu"][name] else None
+                for name in ("deeponet_eager", "dispatch_eager"))
+    host = step is not None and op is not None and step < CLOSE and op > CLOSE * step
+    return {"kind": "host" if host else "launches"}
+
+
 def report(data: dict) -> Report:
     """Tables and verdicts of the chapter, from its data alone."""
     v = {}
@@ -156,6 +169,8 @@ def report(data: dict) -> Report:
                 ("jit", "eager"))
         v[f"deeponet_backend_b{x}"] = _compare(data, f"tpu.deeponet.jit.{i}",
                                                f"cpu.deeponet.jit.{i}", ("tpu", "cpu"))
+        v[f"deeponet_eager_backend_b{x}"] = _compare(
+            data, f"tpu.deeponet.eager.{i}", f"cpu.deeponet.eager.{i}", ("tpu", "cpu"))
     for name in ("dispatch_eager", "dispatch_jit", "deeponet_eager", "first_compile",
                  "first_call", "deeponet_jit_first", "first_op"):
         v[name] = _compare(data, f"tpu.{name}", f"cpu.{name}", ("tpu", "cpu"))
@@ -167,6 +182,7 @@ def report(data: dict) -> Report:
         verdicts[f"deeponet_gain_{b}"] = trend(data[b]["eager_over_jit"]["deeponet"],
                                                f"{b}.eager_over_jit.deeponet")
     verdicts["gain_from"] = gain_from(data)
+    verdicts["eager_step"] = eager_step(data)
 
     def t(b, *path):
         value = data[b]

@@ -295,6 +295,13 @@ def test_the_chapter_renders_with_a_release_missing_or_failed(tmp_path):
     for edition, text in pages.items():
         assert other in text and "a stand-in" in text, edition  # the failure is shown
         assert "{{" not in text, edition
+    # a release that failed to run among those pip could not install: each says which
+    assert "that could not be measured here" in pages["en"] and "failed to run" in pages["en"]
+    assert "여기서 재지 못한" in pages["ko"] and "실행하지 못했다" in pages["ko"]
+    if full["failed"] and all(f["status"] == "install failed" for f in full["failed"]):
+        pages = render_both(results_for(full))
+        assert "Releases pip could not install here" in pages["en"]
+        assert "여기서 pip이 설치하지 못한" in pages["ko"]
 
 
 def test_the_step_is_set_beside_the_deeponet_chapters_networks():
@@ -349,6 +356,41 @@ def test_verdicts_follow_the_data(tmp_path):
     assert v["selu_jit_large"]["winner"] == data["releases"][0]
     assert v["selu_jit_large"]["kind"] == "faster"
     render_both(results_for(data))
+
+
+def test_the_yardsticks_drift_is_read_on_one_python_and_numpys_own_move_is_said():
+    """The loop and NumPy's SELU are compared over the longest run of releases on one
+    Python (a change of Python moves the loop by itself); where the loop held still and
+    NumPy did not, the page says ratios to NumPy move with it. Beside a ratio to NumPy's
+    SELU at the smaller n, the page gives NumPy's own move, where it moved."""
+    import copy
+
+    data = jax_history.measure(quick=True)
+    run = max(data["pythons"], key=lambda p: p["count"])
+    v = jax_history.report(data).verdicts
+    assert list(v["yardstick_python_loop"]["names"]) == [run["first"], run["last"]]
+    assert list(v["numpy_selu_small"]["names"]) == [data["releases"][0], data["releases"][-1]]
+    first, end = (data["releases"].index(run[k]) for k in ("first", "last"))
+
+    def pages_with(loop_moves, numpy_moves, small_moves):
+        changed = copy.deepcopy(data)
+        for i, name, moves in ((end, "python_loop", loop_moves),
+                               (end, "selu_numpy_large", numpy_moves),
+                               (-1, "selu_numpy_small", small_moves)):
+            start = changed["stats"][first if i == end else 0]["absolute"][name]
+            changed["stats"][i]["absolute"][name] = {k: t * (3 if moves else 1)
+                                                     for k, t in start.items()}
+        return {e: " ".join(t.split()) for e, t in render_both(results_for(changed)).items()}
+
+    pages = pages_with(loop_moves=False, numpy_moves=True, small_moves=True)
+    assert "the machine held still, NumPy beside newer JAX releases did not" in pages["en"]
+    assert "머신은 그대로였지만" in pages["ko"]
+    assert pages["en"].count("while NumPy itself got 3× slower") == 2
+    assert pages["ko"].count("그동안 NumPy 자신은 3배 느려졌다") == 2
+    for moved in ({"loop_moves": True, "numpy_moves": True}, {"loop_moves": False, "numpy_moves": False}):
+        pages = pages_with(**moved, small_moves=False)
+        assert "held still" not in pages["en"] and "그대로였지만" not in pages["ko"]
+        assert "NumPy itself" not in pages["en"] and "NumPy 자신은" not in pages["ko"]
 
 
 def test_the_build_measures_again_when_the_dataset_or_the_probe_changes(tmp_path):
