@@ -154,7 +154,7 @@ def test_the_pages_sentences_follow_the_data_in_both_editions():
 def test_a_single_loop_is_said_only_where_xla_made_one_fusion():
     one, two = rendered(sample_data()), rendered(sample_data(), fusions=2)
     assert "fuses the operations](compilers.md#optimized-hlo) into a single loop" in one["docs"]
-    assert "연산들을 루프 하나로 [퓨전(fusion)한]" in one["docs-ko"]
+    assert "연산들을 루프 하나로 [퓨전(fusion)한다]" in one["docs-ko"]
     assert "single loop" not in two["docs"] and "루프 하나로" not in two["docs-ko"]
 
 
