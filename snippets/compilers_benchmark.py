@@ -292,9 +292,14 @@ def fixed_costs(traffic):
                     for i in (0, -1))
     neither = [k for k in ("eager", "jit") if small[k] - traffic["one"][k]["median"]
                - large[k] * n_small / n_large > small[k] / 2]
-    return {"kind": kind, "n_small": n_small, "n_large": n_large,  # "at least": floors
-            "eager_percent": math.floor(100 * share["eager"]),
-            "jit_percent": math.floor(100 * share["jit"]), "neither": neither}
+    kinds = ("eager", "jit")
+    percent = {k: math.floor(100 * share[k]) for k in kinds}  # "at least": floors
+    # ... and the calls whose one-element call (the fixed part, measured) is below it
+    one = {k: math.floor(100 * traffic["one"][k]["median"] / small[k]) for k in kinds}
+    below = [k for k in kinds if k not in neither and one[k] < percent[k]]
+    return {"kind": kind, "n_small": n_small, "n_large": n_large,
+            "eager_percent": percent["eager"], "jit_percent": percent["jit"],
+            "neither": neither, "below": below, "one_percent": one}
 
 
 def default_thresholds(pc):

@@ -126,8 +126,16 @@ def _cuda_export_runs(data):
     return data
 
 
+def _one_element_below_the_floor(data):
+    """One-element calls 55 % of the smallest ones: below the model's floor, not mostly neither."""
+    t = data["traffic"]
+    t["one"] = {kind: _t(0.55 * t[kind][0]["median"]) for kind in ("eager", "jit")}
+    return data
+
+
 PERTURBATIONS = {
     "eager faster than jit at every n": _eager_faster,
+    "one-element calls below the model's floor": _one_element_below_the_floor,
     "the model inside the range at every n": _eager_at_model,
     "the model below the range at every n": lambda d: _eager_at_model(d, 3.0),
     "the model above the range at one n, below at another": _mixed_model,
@@ -189,6 +197,17 @@ def test_calls_mostly_neither_fixed_nor_proportional_are_named():
     assert both["kind"] == "dominant" and both["neither"] == ["eager", "jit"]
     jit_only = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6], one=(90e-6, 1e-6)))
     assert jit_only["neither"] == ["jit"]
+
+
+def test_one_element_calls_below_the_models_floor_are_named_with_their_share():
+    """The model's floor on the fixed part against the fixed part measured: a one-element call
+    that is a smaller share of the smallest call (and not so small that the call is mostly neither)."""
+    fc = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6], one=(70e-6, 9e-6)))
+    assert fc["neither"] == [] and fc["below"] == ["eager"] and fc["one_percent"]["eager"] == pytest.approx(70, abs=1)
+    assert fc["eager_percent"] > 70 and fc["one_percent"]["jit"] >= fc["jit_percent"]
+    assert fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6]))["below"] == []
+    neither = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6], one=(30e-6, 1e-6)))
+    assert neither["below"] == []  # said already: most of those calls is neither
 
 
 def test_default_thresholds_are_read_from_the_process_or_said_not_run():
