@@ -283,16 +283,14 @@ def fixed_costs(traffic):
     linearly beyond a fixed part, a call on n_small elements would cost at most
     n_small / n_large of the call at n_large besides it."""
     n_small, n_large = traffic["n"][0], traffic["n"][-1]
-    share = {kind: max(0.0, 1 - (traffic[kind][-1]["median"] * n_small / n_large)
-                       / traffic[kind][0]["median"]) for kind in ("eager", "jit")}
+    kinds = ("eager", "jit")
+    small, large = ({k: traffic[k][i]["median"] for k in kinds} for i in (0, -1))
+    share = {k: max(0.0, 1 - large[k] * n_small / n_large / small[k]) for k in kinds}
     kind = "dominant" if min(share.values()) >= FIXED else "minor"
     # The model against a one-element call: the calls whose time at n_small is mostly
     # neither that call's nor the part proportional to n.
-    small, large = ({k: traffic[k][i]["median"] for k in ("eager", "jit")}
-                    for i in (0, -1))
-    neither = [k for k in ("eager", "jit") if small[k] - traffic["one"][k]["median"]
+    neither = [k for k in kinds if small[k] - traffic["one"][k]["median"]
                - large[k] * n_small / n_large > small[k] / 2]
-    kinds = ("eager", "jit")
     percent = {k: math.floor(100 * share[k]) for k in kinds}  # "at least": floors
     # ... and the calls whose one-element call (the fixed part, measured) is below it
     one = {k: math.floor(100 * traffic["one"][k]["median"] / small[k]) for k in kinds}

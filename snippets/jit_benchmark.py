@@ -57,6 +57,7 @@ def measure(quick: bool) -> dict:
     data["jaxpr"] = capture_jaxpr()
     data["cache_cases"], data["log"] = capture_cache_cases()
     data["caches"] = cache_sizes()
+    trace_cache_across_threads()
     data["effects"] = effects_and_the_fast_path()
     data["in_place_copies"] = capture_in_place()
     took["tracing_and_cache"] = time.perf_counter() - start
@@ -133,8 +134,12 @@ def cache_sizes() -> dict:
     fact("jit.cache_sizes", len(dispatch) == 1 and sizes == STATED_CACHES,
          f"the page gives the shared caches' sizes as {STATED_CACHES}; this JAX has "
          f"{sizes} (C++ dispatch caches: {sorted(dispatch)})")
-    # util.py calls weakref_lru_cache "thread local"; the page says what it does: a
-    # function traced on one thread is not traced again on another
+    return sizes
+
+
+def trace_cache_across_threads() -> None:
+    """jax/_src/util.py calls weakref_lru_cache "thread local"; the page says what it
+    does: a function traced on one thread is not traced again on another."""
     traced = []
 
     def double(x):
@@ -148,7 +153,6 @@ def cache_sizes() -> dict:
     fact("jit.trace_cache_shared_by_threads", len(traced) == 1,
          f"a function traced on one thread was traced {len(traced)} times in all once "
          "another thread called it: the page says the trace cache is process-wide")
-    return sizes
 
 
 def effects_and_the_fast_path() -> dict:
