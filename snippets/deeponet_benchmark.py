@@ -335,7 +335,26 @@ def donation_warning(model, batches, quick=False):
          all(intact[t] >= n for t, n in unusable.items()),
          f"The page says the arrays JAX could not use ({dict(unusable)}) stay intact; "
          f"intact after the call: {dict(intact)}")
-    return f"UserWarning: {messages[0]}", deleted, len(leaves), unusable.total()
+    unread = unread_arrays(model, batches)
+    if not quick:
+        fact("deeponet.unread_batches_not_donated",
+             len(leaves) - unusable.total() - deleted == unread,
+             f"The page says the batches' arrays neither listed nor deleted are those "
+             f"the step never reads ({unread}); of {len(leaves)}, {unusable.total()} "
+             f"were listed and {deleted} deleted")
+    return (f"UserWarning: {messages[0]}", deleted, len(leaves), unusable.total(),
+            unread)
+
+
+def unread_arrays(model, batches):
+    """How many of the batches' arrays the step's jaxpr never reads: jit drops unused
+    arguments (keep_unused=False), so JAX neither lists nor donates them."""
+    closed = jax.make_jaxpr(PIDeepONet.step.__wrapped__, static_argnums=(0,))(
+        model, 0, model.opt_state, *batches)
+    jaxpr = closed.jaxpr
+    read = {id(v) for e in jaxpr.eqns for v in e.invars} | set(map(id, jaxpr.outvars))
+    arrays = jaxpr.invars[-len(jax.tree.leaves(batches)):]  # the batches come last
+    return sum(id(v) not in read for v in arrays)
 
 
 def tiny_checks(functions, draw, quick):
@@ -440,10 +459,11 @@ def checks_and_training(config, backend, quick, first):
         first["no_ynn_status"], first["no_ynn_error"] = "refused", no_ynn[0]
     elif no_ynn:  # timed alone, after the checks
         first["no_ynn"] = executions(no_ynn[0], model.opt_state, batches)
-    no_static, warning, deleted, buffers, unusable = tiny
+    no_static, warning, deleted, buffers, unusable, unread = tiny
     return {"step_operations": operations, "forms_agree": forms_agree,
             "captured": {"no_static_error": no_static, "donation_warning": warning},
-            "donation": {"deleted": deleted, "buffers": buffers, "unusable": unusable},
+            "donation": {"deleted": deleted, "buffers": buffers, "unusable": unusable,
+                         "unread": unread},
             **train_and_check(model, functions, test_key, loop_key,
                               10 if quick else 20)}
 

@@ -173,13 +173,13 @@ def rounds(data):
 def donation(data):
     """What became of the donated batches' arrays: listed in the warning (unusable,
     left intact), deleted (an output took their memory), or neither: `unread`, the
-    arrays the step never reads, which jit drops (keep_unused=False), so never donated.
-    Kind "not_measured" where quick mode only lowered the step."""
+    arrays the step's jaxpr never reads, which jit drops (keep_unused=False), so never
+    donated (the fact deeponet.unread_batches_not_donated holds the three to the
+    count). Kind "not_measured" where quick mode only lowered the step."""
     dn = data["donation"]
     if dn["deleted"] is None:
         return {"kind": "not_measured"}
-    return {"kind": "measured",
-            "unread": dn["buffers"] - dn["unusable"] - dn["deleted"]}
+    return {"kind": "measured", "unread": dn["unread"]}
 
 
 def report(data: dict) -> Report:

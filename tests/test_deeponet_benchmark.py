@@ -60,7 +60,7 @@ def sample_data():
                       "rtol": 1e-5, "atol": 1e-6},
         "forms_agree": True,
         "captured": {"no_static_error": "TypeError: ...", "donation_warning": "UserWarning: ..."},
-        "donation": {"deleted": 0, "buffers": 9, "unusable": 5},
+        "donation": {"deleted": 0, "buffers": 9, "unusable": 5, "unread": 4},
         "training": {"log": [{"step": 1, "ics": 1.0, "bcs": 0.5, "res": 2.0},
                              {"step": 1000, "ics": 1e-3, "bcs": 1e-4, "res": 1e-3}],
                      "seconds": 12.0, "steps": 1000, "errors": [0.05, 0.04, 0.09]},
@@ -154,6 +154,16 @@ def test_batches_of_cuts_and_joins_draws_of_one_size():
     for a, b, c in zip(*map(jax.tree.leaves, (one, small, large))):
         assert len(b) == 10 and len(c) == 50 and b.dtype == a.dtype == c.dtype
         assert (b == a[:10]).all() and (c[:24] == a).all()  # the same first draw
+
+
+def test_the_donated_arrays_neither_listed_nor_deleted_are_those_the_step_never_reads():
+    """Run as a full build runs it (the tiny model, compiled): the fact
+    deeponet.unread_batches_not_donated holds, and at least one array is unread."""
+    tiny = deeponet.PIDeepONet(deeponet_benchmark.TINY)
+    functions = deeponet.random_functions(jax.random.key(0), 8)
+    batches = deeponet_benchmark.batches_of(functions, 32, 32)
+    _, deleted, buffers, unusable, unread = deeponet_benchmark.donation_warning(tiny, batches)
+    assert unread >= 1 and deleted >= 1 and buffers - unusable - deleted == unread
 
 
 def test_time_steps_warms_up_everything_before_the_first_sample():
@@ -369,29 +379,33 @@ def disagreeing(data):
     return data
 
 
-def batches_deleted(data):
-    data["donation"]["deleted"] = 3
+def donated(data, deleted, unusable=None):
+    """The batches' fate as a full build measures it: the arrays neither listed nor
+    deleted are those the step never reads (the fact deeponet.unread_batches_not_donated)."""
+    dn = data["donation"]
+    dn.update(deleted=deleted, unusable=dn["unusable"] if unusable is None else unusable)
+    dn["unread"] = dn["buffers"] - dn["unusable"] - deleted
     return data
+
+
+def batches_deleted(data):
+    return donated(data, deleted=3)
 
 
 def batches_intact(data):
-    data["donation"]["deleted"] = 0
-    return data
+    return donated(data, deleted=0)
 
 
 def every_batch_array_unusable(data):
-    data["donation"].update(deleted=0, unusable=data["donation"]["buffers"])
-    return data
+    return donated(data, deleted=0, unusable=data["donation"]["buffers"])
 
 
 def few_batch_arrays_unusable(data):
-    data["donation"].update(deleted=3, unusable=2)
-    return data
+    return donated(data, deleted=3, unusable=2)
 
 
 def batches_all_accounted_for(data):
-    data["donation"].update(deleted=4, unusable=5)  # none left that the step never reads
-    return data
+    return donated(data, deleted=4, unusable=5)  # none left that the step never reads
 
 
 def rounds_at_the_cap(data):
@@ -426,7 +440,8 @@ def full_size(data):
     f.update(count=5, no_ynn_status="measured",
              no_ynn={"first_execution": f["second_execution"] * 2, "second_execution": f["second_execution"],
                      "ynn_fusions": 0})
-    data["donation"]["deleted"] = 0
+    dn = data["donation"]  # what a full build finds: the rest of the batches deleted
+    dn["deleted"] = dn["buffers"] - dn["unusable"] - dn["unread"]
     return data
 
 
