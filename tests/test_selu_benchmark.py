@@ -178,17 +178,8 @@ def rendered(data, fusions=1):
     results = {"selu_benchmark": {"environment": env, "quick": True,
                                   **results_of(data, sb.report(data), sb.FIGURES)},
                "compilers_benchmark": {"environment": env, "quick": True,
-                                       "data": {"listing": {"fusions": [{"kind": "kLoop"}] * fusions}}},
-               "jax_history": {"environment": env, "quick": True,  # the chapter's first release
-                               "data": {"releases": ["0.4.99", "0.9.0"],
-                                        "released": {"0.4.99": "2023-06-22", "0.9.0": "2026-01-01"}}}}
+                                       "data": {"listing": {"fusions": [{"kind": "kLoop"}] * fusions}}}}
     return rendered_page("selu.md", results)
-
-
-def test_the_history_chapters_first_release_is_read_from_its_dataset():
-    page = rendered(sample_data())
-    assert "since 0.4.99 (2023-06-22)" in page["docs"]
-    assert "0.4.99(2023-06-22) 이후" in page["docs-ko"]
 
 
 def test_one_fused_loop_is_said_only_where_xla_made_one_fusion():
