@@ -56,7 +56,7 @@ def test_a_korean_sentence_states_several_verdicts_with_one_subject():
         "jax.jit은 JAX 즉시 실행보다 3.4배 빨랐고, NumPy보다는 1.2배 느렸다."
     same = _verdict(["eager", "jit"], kind="same", ratio=1.1, low=0.9)
     assert said("{{ compared(a, b) }}.", a=same, b=numpy) == \
-        "jax.jit은 JAX 즉시 실행과 시간이 비슷했고(1.1배 이내, 이번 실행의 흩어짐 안), NumPy보다는 21배 빨랐다."
+        "jax.jit은 JAX 즉시 실행과 시간이 비슷했고(중앙값 1.1배 차이, 이번 실행의 흩어짐 안), NumPy보다는 21배 빨랐다."
     step = _verdict(["jit_step", "eager_step"], winner="eager_step", ratio=1.5)
     assert said('jit 스텝은 25 ms 걸렸고, {{ compared(a, topic="jit_step") }}.', a=step) == \
         "jit 스텝은 25 ms 걸렸고, jit하지 않은 스텝보다 1.5배 느렸다."
