@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from measurement import (MOVED, Report, Table, bold, compare, log_log_axes, ratio_of,
-                         seconds, timing, trend, word)
+from measurement import (Report, Table, bold, compare, log_log_axes, ratio_of,
+                         machine_state, seconds, timing, trend, word)
 
 PLOT_TIMES = (0.0, 0.2, 0.5, 1.0)  # on the error grid's time axis
 JIT, EAGER, NEW_I = "jit_step", "eager_step", "eager_new_i"  # compare()'s names
@@ -148,17 +148,6 @@ def training_tables(data):
     }
 
 
-def machine_state(data):
-    """How the machine check held in each process (measurement.in_processes): "steady",
-    "remeasured" (a process whose check moved was measured again) or "moved" (a kept
-    process's check moved, out of attempts)."""
-    checks, kept = data["checks"], data["processes"]
-    moved = sum(c["moved"] and c["kept"] for c in checks)
-    return {"kind": "moved" if moved else "remeasured" if len(checks) > kept
-            else "steady", "remeasured": len(checks) - kept, "moved": moved,
-            "by": MOVED}
-
-
 def rounds(data):
     """How many rounds each process sampled the steps for (all in turns, so each
     timing's samples are rounds x processes): "fixed" (no settling allowed: min is max),
@@ -185,8 +174,8 @@ def donation(data):
 def report(data: dict) -> Report:
     """The DeepONet page's tables and verdicts, from its data alone."""
     verdicts = {**step_verdicts(data), **first_call_verdicts(data),
-                "machine_state": machine_state(data), "rounds": rounds(data),
-                "donation": donation(data)}
+                "machine_state": machine_state(data["checks"], data["processes"]),
+                "rounds": rounds(data), "donation": donation(data)}
     tables = {"step_time": step_table(data),
               "first_call": first_call_table(data, verdicts["break_even"]),
               **training_tables(data)}

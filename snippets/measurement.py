@@ -507,6 +507,19 @@ def state_moved(before: dict, after: dict) -> bool:
     return not 1 / MOVED <= state_change(before, after) <= MOVED
 
 
+def machine_state(checks: list[dict], kept: int) -> dict:
+    """How the machine check held over in_processes' processes (`checks`, `kept` of them
+    kept): "steady", "remeasured" (a process whose check moved was measured again) or
+    "moved" (a kept process's check moved, out of attempts); `largest`: how far the
+    check moved in the kept process that moved most (a factor, 1 or more)."""
+    moved = sum(c["moved"] and c["kept"] for c in checks)
+    largest = max((max(r, 1 / r) for c in checks if c["kept"]
+                   for r in [state_change(c["start"], c["end"])]), default=1.0)
+    return {"kind": "moved" if moved else "remeasured" if len(checks) > kept
+            else "steady", "remeasured": len(checks) - kept, "moved": moved,
+            "by": MOVED, "largest": largest}
+
+
 def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
     """measure_once(quick) after a machine check, in a process of its own (in_processes
     takes the check after it in a fresh process)."""

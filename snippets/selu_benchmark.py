@@ -22,7 +22,7 @@ from measurement import (
     Timing,
     bold,
     compare,
-    MOVED,
+    machine_state,
     fact,
     in_processes,
     log_log_axes,
@@ -296,12 +296,7 @@ def report(data: dict) -> Report:
     }
     verdicts["numpy_most"] = numpy_most(data)
     verdicts["eager_dispatch"] = eager_dispatch(data)
-    checks = data["checks"]  # each process's machine check, before and after
-    moved = sum(c["moved"] and c["kept"] for c in checks)
-    verdicts["machine_state"] = {
-        "kind": "moved" if moved else "remeasured" if len(checks) > data["processes"]
-        else "steady",
-        "remeasured": len(checks) - data["processes"], "moved": moved, "by": MOVED}
+    verdicts["machine_state"] = machine_state(data["checks"], data["processes"])
     plan = data["threads"]["xla"] is not None  # XLA:CPU writes a thread plan; no other
     tables = {
         "headline": Table(

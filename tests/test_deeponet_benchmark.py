@@ -24,9 +24,10 @@ def t(median, spread=0.05):
             "processes": [median * 0.98, median * 1.01]}
 
 
-def check(moved=False, kept=True):
+def check(moved=False, kept=True, by=1.0):
     state = {"python_loop": 1e-4, "tiny_jit_call": 4e-6, "tiny_numpy_call": 7e-7}
-    return {"start": state, "end": state, "moved": moved, "kept": kept}
+    end = {**state, "tiny_jit_call": state["tiny_jit_call"] * by}
+    return {"start": state, "end": end, "moved": moved, "kept": kept}
 
 
 def scaled(timing, factor):
@@ -45,7 +46,7 @@ def sample_data():
     return {
         "backend": "cpu", "config": config, "ics_weight": 10.0, "learning_rate": 3e-3,
         "step_operations": 2128, "compile_s_per_new_i": 0.02,
-        "processes": 2, "checks": [check(), check()],
+        "processes": 2, "checks": [check(by=1.46), check()],
         "scaling": {"batch": sizes, "jit": jit, "eager": eager,
                     "calls": {"jit": [20] * 3, "eager": [5] * 3}},
         "new_i": {"batch": 250, "eager": t(0.40), "calls": 5},
@@ -507,7 +508,8 @@ def test_the_page_says_how_many_processes_and_how_the_machine_state_held():
     steady, again, kept = (rendered(f(sample_data())) for f in (lambda d: d, remeasured, moved))
     assert "this one measurement: 2 fresh processes" in steady["docs"]
     assert "between 2.45 ms and 2.52 ms" in steady["docs"]  # each process's median
-    assert "moved by less than 2× in every one" in steady["docs"]
+    assert "moved by up to 1.5× within a process, under the 2× that counts as a move" in steady["docs"]
+    assert "한 프로세스 안에서 최대 1.5배 움직였다" in steady["docs-ko"]
     assert "moved by more than 2× in 1: it was measured" in again["docs"]
     assert "moved by more than 2× in 1 of the processes kept" in kept["docs"]
     assert "프로세스 1개에서 2배보다 크게 달라져" in again["docs-ko"]

@@ -15,9 +15,10 @@ def _t(seconds):
             "samples": [seconds] * 4, "number": 1, "processes": [seconds * 0.97, seconds * 1.02]}
 
 
-def _check(moved=False, kept=True):
+def _check(moved=False, kept=True, by=1.0):
     state = {"python_loop": 1e-4, "tiny_jit_call": 4e-6, "tiny_numpy_call": 7e-7}
-    return {"start": state, "end": state, "moved": moved, "kept": kept}
+    end = {**state, "tiny_jit_call": state["tiny_jit_call"] * by}
+    return {"start": state, "end": end, "moved": moved, "kept": kept}
 
 
 def sample_data(jit=(10e-6, 30e-6, 150e-6), eager=(100e-6, 150e-6, 600e-6),
@@ -27,7 +28,7 @@ def sample_data(jit=(10e-6, 30e-6, 150e-6), eager=(100e-6, 150e-6, 600e-6),
     scaling = {"n": ns, "xla_threads": [1, 1, 2], "jit": [_t(s) for s in jit],
                "eager": [_t(s) for s in eager], "numpy": [_t(s) for s in numpy],
                "scale_jit": [_t(s / 2) for s in jit]}
-    return {"n": 10**5, "repeats": 5, "processes": 2, "checks": [_check(), _check()],
+    return {"n": 10**5, "repeats": 5, "processes": 2, "checks": [_check(by=1.46), _check()],
             "docs": {w: copy.deepcopy(scaling[w][-1]) for w in WAYS},
             "one": {"eager": _t(40e-6), "jit": _t(4e-6), "numpy": _t(5e-6)},
             "small": {"n": [1, 10, 100], "jit": [_t(4e-6), _t(4e-6), _t(4.1e-6)]},
@@ -229,7 +230,8 @@ def test_the_signs_sentence_credits_jit_only_where_jit_beat_numpy():
 
 def test_the_page_says_how_the_machine_state_held_and_how_far_processes_differed():
     steady, again, moved = (rendered(f(sample_data())) for f in (lambda d: d, _remeasured, _moved))
-    assert "moved by less than 2× in every one" in steady["docs"]
+    assert "moved by up to 1.5× within a process, under the 2× that counts as a move" in steady["docs"]
+    assert "한 프로세스 안에서 최대 1.5배 움직였다" in steady["docs-ko"]
     assert "moved by more than 2× in one process: it was measured" in again["docs"]
     assert "moved by more than 2× in one of the processes kept" in moved["docs"]
     assert "프로세스 1개에서 2배보다 크게 달라져" in again["docs-ko"]
