@@ -28,6 +28,7 @@ from compilers import (bytes_moved_eagerly, bytes_moved_fused, cache_entries,
 from measurement import (Report, Table, Timing, bold, compare, fact, main, ratio_of,
                          relative_paths, seconds, shared, timing, word)
 from selu import jit_call
+from selu_benchmark import processes_apart
 
 N_LISTING = 1_000_000  # the shape the listings are compiled for (no data needed)
 # What the page says of jit's in-memory caches (jax 0.12.0.1: jax/_src/pjit.py, util.py)
@@ -264,27 +265,33 @@ def place(eager, jit, model):
     return "edge" if min(model / low, high / model) < EDGE else "inside"
 
 
-def model_verdict(traffic, model):
-    """Where the model sits against the measured ranges, over every size: kind "all"
-    (inside or at the edge at every n), "some", or, at none, "above" (every measured
-    ratio smaller than the model), "below" (every one larger) or "mixed"."""
-    places = [place(e, j, model) for e, j in zip(traffic["eager"], traffic["jit"])]
+def model_verdict(traffic, model, apart=()):
+    """Where the model sits against the measured ranges, over every size but those
+    whose processes disagreed (`apart`, indices: place "apart", evidence neither way):
+    kind "all" (inside or at the edge at every n counted), "some", or, at none, "above"
+    (every measured ratio smaller than the model), "below" (every one larger) or
+    "mixed"."""
+    places = ["apart" if i in apart else place(e, j, model)
+              for i, (e, j) in enumerate(zip(traffic["eager"], traffic["jit"]))]
     at = {p: [n for n, q in zip(traffic["n"], places) if q == p]
-          for p in ("inside", "edge", "above", "below")}
+          for p in ("inside", "edge", "above", "below", "apart")}
+    counted = len(places) - len(at["apart"])
     holds = len(at["inside"]) + len(at["edge"])
-    kind = ("all" if holds == len(places) else "some" if holds else
+    kind = ("all" if holds == counted else "some" if holds else
             "above" if not at["below"] else "below" if not at["above"] else "mixed")
-    return {"kind": kind, "model": model, "sizes": len(places), "holds": holds,
+    return {"kind": kind, "model": model, "sizes": counted, "holds": holds,
             "places": places, **at}
 
 
-def fixed_costs(traffic):
+def fixed_costs(traffic, steady=None):
     """How much of a call at the smallest n is fixed cost, at least: if time grew only
     linearly beyond a fixed part, a call on n_small elements would cost at most
-    n_small / n_large of the call at n_large besides it."""
-    n_small, n_large = traffic["n"][0], traffic["n"][-1]
+    n_small / n_large of the call at n_large besides it. `steady`: the sizes (indices)
+    to read, those whose processes agreed (all by default)."""
+    first, last = (steady[0], steady[-1]) if steady else (0, -1)
+    n_small, n_large = traffic["n"][first], traffic["n"][last]
     kinds = ("eager", "jit")
-    small, large = ({k: traffic[k][i]["median"] for k in kinds} for i in (0, -1))
+    small, large = ({k: traffic[k][i]["median"] for k in kinds} for i in (first, last))
     share = {k: max(0.0, 1 - large[k] * n_small / n_large / small[k]) for k in kinds}
     kind = "dominant" if min(share.values()) >= FIXED else "minor"
     # The model against a one-element call: the calls whose time at n_small is mostly
@@ -328,9 +335,15 @@ def report(data: dict) -> Report:
     t, n = data["traffic"], data["n_listing"]
     m = data["model"]
     model = m["eager_bytes"] / m["fused_bytes"]
-    ratios = [e["median"] / j["median"] for e, j in zip(t["eager"], t["jit"])]
-    least = ratios.index(min(ratios))  # the first smallest, the last largest
-    most = len(ratios) - 1 - ratios[::-1].index(max(ratios))
+    # A size whose processes disagreed (the SELU chapter's verdict) pools two states of
+    # the machine: no verdict below reads it, unless fewer than two sizes agreed.
+    apart = processes_apart({k: t[k] for k in ("eager", "jit", "scale_jit")}, t["n"])
+    steady = [i for i in range(len(t["n"])) if i not in apart["indices"]]
+    if len(steady) < 2:
+        steady, apart = list(range(len(t["n"]))), {**apart, "indices": []}
+    ratios = {i: t["eager"][i]["median"] / t["jit"][i]["median"] for i in steady}
+    least = min(steady, key=lambda i: (ratios[i], i))  # the first smallest,
+    most = max(steady, key=lambda i: (ratios[i], i))  # the last largest
 
     def eager_vs_jit(i):
         return compare(t["eager"][i], t["jit"][i], ("eager", "jit"),
@@ -341,11 +354,14 @@ def report(data: dict) -> Report:
                        (f"traffic.jit.{i}", f"traffic.scale_jit.{i}"),
                        expect="scale_jit")
 
-    # exp's cost: the largest n where the jitted 1.05 * x was faster beyond the run's
-    # spread; where it never was, the largest n (the page says so)
-    apart = [i for i in range(len(t["n"]))
-             if exp_at(i)["winner"] == "scale_jit"]
-    exp_i = apart[-1] if apart else len(t["n"]) - 1
+    # exp's cost: the largest n (whose processes agreed) where the jitted 1.05 * x was
+    # faster beyond the run's spread; where it never was, the largest n (the page says
+    # so)
+    beyond = [i for i in steady if exp_at(i)["winner"] == "scale_jit"]
+    exp_i = beyond[-1] if beyond else steady[-1]
+    # sizes whose processes disagreed where the two differed too, past that one
+    exp_apart = [t["n"][i] for i in apart["indices"]
+                 if (i > exp_i or not beyond) and exp_at(i)["winner"] == "scale_jit"]
     pc = data["persistent_cache"]
     tim = pc["timings"]
     cost = data["cost"]
@@ -356,9 +372,10 @@ def report(data: dict) -> Report:
         "most_saving": eager_vs_jit(most),
         "exp_cost": exp_at(exp_i),
         "sizes_chosen": {"kind": "sizes", "least_saving": t["n"][least],
-                         "most_saving": t["n"][most], "exp_cost": t["n"][exp_i]},
-        "model": model_verdict(t, model),
-        "fixed_costs": fixed_costs(t),
+                         "most_saving": t["n"][most], "exp_cost": t["n"][exp_i],
+                         "exp_apart": exp_apart},
+        "model": model_verdict(t, model, apart["indices"]),
+        "fixed_costs": fixed_costs(t, steady),
         "warm_first_call": cold_vs_warm(tim, "first_call"),
         "warm_load": cold_vs_warm(tim, "compile_or_load"),
         "cost": {"kind": "agrees" if agrees else "differs",

@@ -7,6 +7,7 @@ import pytest
 
 from compilers_benchmark import (default_thresholds, fixed_costs, model_verdict, place,
                                  report)
+from measurement import MOVED
 from project import ROOT, quick_results
 
 
@@ -133,7 +134,27 @@ def _one_element_below_the_floor(data):
     return data
 
 
+def _apart_at_largest(data):
+    """jit's processes at the largest n more than MOVED apart (two states of the machine)."""
+    last = data["traffic"]["jit"][-1]
+    last["processes"] = [last["median"] / MOVED, last["median"] * 1.2]
+    return data
+
+
+def _exp_only_where_apart(data):
+    """The jitted 1.05 * x as fast as jitted SELU at every n but the largest, faster there,
+    where jit's processes disagreed."""
+    t = _apart_at_largest(data)["traffic"]
+    t["scale_jit"] = [_t(j["median"]) for j in t["jit"][:-1]] + [_t(t["jit"][-1]["q1"] / 2)]
+    return data
+
+
 PERTURBATIONS = {
+    "the processes disagree at the largest n, 1.05 * x faster at every n":
+        lambda d: _apart_at_largest(_scale_jit_as(0.5)(d)),
+    "1.05 * x faster only at the largest n, where the processes disagree": _exp_only_where_apart,
+    "the model inside the range at every n, the processes apart at the largest":
+        lambda d: _apart_at_largest(_eager_at_model(d)),
     "eager faster than jit at every n": _eager_faster,
     "one-element calls below the model's floor": _one_element_below_the_floor,
     "the model inside the range at every n": _eager_at_model,
@@ -273,3 +294,50 @@ def test_page_shows_the_fusion_without_build_paths(built_site):
     assert data["in_memory"]["capacities"]["dispatch"] == 8192 and "8,192" in html
     if data["export"]["elsewhere"]["error"]:
         assert "exported for platforms" in html
+
+
+def _apart(traffic, i, factor=MOVED * 1.5):
+    jit = traffic["jit"][i]
+    jit["processes"] = [jit["median"] / factor, jit["median"]]
+    return traffic
+
+
+def test_a_size_whose_processes_disagreed_is_evidence_neither_way():
+    """The model verdict counts only sizes whose processes agreed; the one apart is placed
+    "apart" (its ratio pools two states of the machine)."""
+    verdict = model_verdict(_traffic([6.25, 3.0, 3.0], [1.0] * 3), 6.25, apart=[0])
+    assert (verdict["kind"], verdict["holds"], verdict["sizes"]) == ("above", 0, 2)
+    assert verdict["places"] == ["apart", "above", "above"] and verdict["apart"] == [10**3]
+    assert model_verdict(_traffic([6.25] * 3, [1.0] * 3), 6.25, apart=[2])["kind"] == "all"
+
+
+def _data(traffic):
+    """report()'s input around `traffic` (the rest from no build: made up, as report reads it)."""
+    timing = _t(0.05)
+    return {"traffic": traffic, "n_listing": 1000, "cost": {},
+            "model": {"eager_bytes": 50_000, "fused_bytes": 8000, "rows": []},
+            "persistent_cache": {"pairs": 1, "n": 1000, "defaults": {"min_compile_time_secs": 1.0},
+                                 "runs": {"default": [], "cold": [{"first_call_s": 0.1, "compile_or_load_s": 0.05,
+                                                                   "cache_hits": 0}],
+                                          "warm": [{"first_call_s": 0.05, "compile_or_load_s": 0.005,
+                                                    "cache_hits": 1}], "moved": []},
+                                 "entries": {"default": [], "cold": [["k"]], "warm": [["k"]], "moved": []},
+                                 "timings": {"cold": {"first_call": timing, "compile_or_load": timing},
+                                             "warm": {"first_call": timing, "compile_or_load": timing}}},
+            "in_memory": {"held": {}}}
+
+
+def test_no_verdict_reads_a_size_whose_processes_disagreed():
+    """The largest saving, exp's cost and the fixed costs' reference are chosen among the
+    sizes whose processes agreed; exp's sentence names a size apart that differed too."""
+    traffic = _traffic([100e-6, 1e-3, 900e-3], [10e-6, 200e-6, 30e-3], scale=[5e-6, 100e-6, 10e-3])
+    together = report(_data(copy.deepcopy(traffic))).verdicts
+    assert together["sizes_chosen"]["most_saving"] == 10**7 and together["sizes_chosen"]["exp_cost"] == 10**7
+    v = report(_data(_apart(traffic, 2))).verdicts
+    assert v["model"]["apart"] == [10**7] and v["model"]["sizes"] == 2
+    assert v["sizes_chosen"]["most_saving"] == 10**3 and v["sizes_chosen"]["exp_cost"] == 10**5
+    assert v["sizes_chosen"]["exp_apart"] == [10**7]
+    assert v["fixed_costs"]["n_large"] == 10**5 and together["fixed_costs"]["n_large"] == 10**7
+    # all but one size apart: too few to choose from, every size is read as measured
+    few = report(_data(_apart(_apart(copy.deepcopy(traffic), 0), 1))).verdicts
+    assert few["model"]["apart"] == [] and few["sizes_chosen"]["exp_apart"] == []

@@ -5,9 +5,9 @@ import copy
 import jax.numpy as jnp
 import pytest
 
-from measurement import DocumentationMismatch
-from selu_benchmark import (PUBLISHED, WAYS, check_int32_conversions, cores_busy, report,
-                            xla_threads)
+from measurement import MOVED, DocumentationMismatch
+from selu_benchmark import (PUBLISHED, WAYS, check_int32_conversions, cores_busy,
+                            processes_apart, report, xla_threads)
 
 
 def _t(seconds):
@@ -145,8 +145,23 @@ def _jit_loop_no_dearer(data):
     return data
 
 
+def _processes(at, factor):
+    """Each way's processes at the sizes `at` (indices) `factor` apart around its median; 1: all agree."""
+    def change(data):
+        s = data["scaling"]
+        for way in (*WAYS, "scale_jit"):
+            for i in range(len(s["n"])):
+                if factor == 1 or i in at or i - len(s["n"]) in at:
+                    m = s[way][i]["median"]
+                    s[way][i]["processes"] = [m / factor ** 0.5, m * factor ** 0.5]
+        return data
+    return change
+
+
 # The ways other machines differ (tests/sitebuild/test_perturbations.py re-renders every page).
-PERTURBATIONS = {"a process measured again": _remeasured, "a kept process moved": _moved,
+PERTURBATIONS = {"the processes agree at every n": _processes((), 1),
+                 "the processes disagree at the smallest and the largest n": _processes((0, -1), 1.5 * MOVED),
+                 "a process measured again": _remeasured, "a kept process moved": _moved,
                  "two processes measured again": lambda d: _remeasured(_remeasured(d)),
                  "NumPy faster than jit at every n": _numpy_faster_everywhere,
                  "NumPy wins most above the smallest n, by jit's fixed cost": _numpy_wins_most_by_fixed_cost,
@@ -237,7 +252,7 @@ def test_the_page_says_how_the_machine_state_held_and_how_far_processes_differed
     assert "프로세스 1개에서 2배보다 크게 달라져" in again["docs-ko"]
     twice = rendered(_remeasured(_remeasured(sample_data())))
     assert "moved by more than 2× in 2 processes: they were measured" in twice["docs"]
-    assert "Each process's own median for `jax.jit` lay between 145 µs and 153 µs" in steady["docs"]
+    assert "Each process's own median for `jax.jit` at this size lay between 145 µs and 153 µs" in steady["docs"]
 
 
 def test_every_chapter_shows_the_one_selu_measurement(built_site):
@@ -274,11 +289,40 @@ def test_the_versions_reason_says_whether_dispatch_or_work_sets_the_eager_jit_ra
     data = sample_data()  # one-element eager call 40 µs, eager at n 600 µs
     assert report(data).verdicts["eager_dispatch"] == {"kind": "work", "share": 40e-6 / 600e-6}
     work = rendered(data)
-    assert "A one-element eager call took 6.7 % of the eager time here" in work["docs"]
+    assert "A one-element eager call took 6.7 % of the eager time at n = 100,000" in work["docs"]
     assert "eager JAX's work, not dispatch" in work["docs"] and "history.md#steady-calls" in work["docs"]
     assert "작업에 좌우된다" in work["docs-ko"] and "history.md#steady-calls" in work["docs-ko"]
     data["one"]["eager"] = _t(400e-6)
     assert report(data).verdicts["eager_dispatch"]["kind"] == "dispatch"
     dispatch = rendered(data)
-    assert "67 % of the eager time here, so the eager/jit ratio rests on eager dispatch" in dispatch["docs"]
+    assert "67 % of the eager time at n = 100,000, so the eager/jit ratio rests on eager dispatch" in dispatch["docs"]
     assert "history.md#dispatch" in dispatch["docs"] and "디스패치 비용에 좌우된다" in dispatch["docs-ko"]
+
+
+def test_processes_apart_by_more_than_moved_are_flagged_with_their_medians():
+    """A row whose processes' own medians lie more than MOVED apart pools two states of the
+    machine: the verdict names its size, the way apart most, its medians and the factor."""
+    data = sample_data()
+    assert report(data).verdicts["processes_apart"]["kind"] == "together"
+    s = data["scaling"]
+    s["jit"][-1]["processes"] = [100e-6, 100e-6 * MOVED * 1.01]  # just over MOVED
+    s["eager"][-1]["processes"] = [500e-6, 500e-6 * MOVED * 0.99]  # just under it
+    s["numpy"][0]["processes"] = [10e-6, 10e-6 * MOVED]  # MOVED itself: not over
+    v = report(data).verdicts["processes_apart"]
+    assert v["kind"] == "apart" and v["by"] == MOVED and v["sizes"] == [10**5] and v["indices"] == [2]
+    assert v["apart"] == [{"n": 10**5, "index": 2, "way": "jit", "low": 100e-6,
+                           "high": 100e-6 * MOVED * 1.01, "factor": pytest.approx(MOVED * 1.01)}]
+    assert v["factors"]["eager"][-1] == pytest.approx(MOVED * 0.99)
+    # a timing from one process (or none listed) is its own median: nothing apart
+    assert processes_apart({"jit": [{"median": 1.0}, {"median": 2.0, "processes": [2.0]}]},
+                           [1, 2])["kind"] == "together"
+
+
+def test_the_page_says_where_the_processes_disagreed_and_nothing_where_they_agreed():
+    agree = rendered(_processes((), 1)(sample_data()))
+    assert "disagreed" not in agree["docs"] and "어긋났다" not in agree["docs-ko"]
+    apart = rendered(_processes((0, -1), 3.0)(sample_data()))
+    assert "There the processes disagreed (eager JAX's medians:" in apart["docs"]
+    assert "At n = 1,000 the processes disagreed" in apart["docs"]
+    assert "3× apart), so that row pools two machine states, ratios included." in apart["docs"]
+    assert "이 크기에서는 프로세스끼리 어긋났다" in apart["docs-ko"] and "n = 1,000에서는 프로세스끼리 어긋났다" in apart["docs-ko"]
