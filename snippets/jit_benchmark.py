@@ -18,8 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from compilation import count_compilations
-from measurement import (Report, Table, Timing, compare, fact, main, ratio, ratio_of,
-                         relative_paths, seconds, shared, timing, trend, word)
+from measurement import (Report, Table, Timing, compare, fact, main, ratio_of,
+                         relative_paths, shared, timing, trend, word)
 from selu import random_input, selu_jit
 
 # jit.py is imported where it is used: its `x` opens the device at import, and run alone
@@ -139,29 +139,43 @@ def cache_sizes() -> dict:
 
 def trace_cache_across_threads() -> None:
     """jax/_src/util.py calls weakref_lru_cache "thread local"; the page says what it
-    does: a function traced on one thread is not traced again on another."""
+    does: a trace made on one thread is found in the trace cache (_infer_params_cached)
+    on another. The function has an effect (a jax.debug.callback doing nothing), so
+    its dispatch entry has no fast path and every call looks in the trace cache;
+    without one, the C++ dispatch cache answers the second call, the trace cache
+    unread."""
+    from jax._src import pjit
+
     traced = []
 
+    @jax.jit
     def double(x):
         traced.append(1)
+        jax.debug.callback(lambda: None)  # an effect: no fast path
         return 2 * x
 
-    jax.jit(double)(jnp.ones(3))
-    other = threading.Thread(target=lambda: jax.jit(double)(jnp.ones(3)))
+    jax.block_until_ready(double(jnp.ones(3)))
+    jax.effects_barrier()
+    hits = pjit._infer_params_cached.cache_info().hits
+    other = threading.Thread(target=lambda: jax.block_until_ready(double(jnp.ones(3))))
     other.start()
     other.join()
-    fact("jit.trace_cache_shared_by_threads", len(traced) == 1,
+    jax.effects_barrier()
+    found = pjit._infer_params_cached.cache_info().hits - hits
+    fact("jit.trace_cache_shared_by_threads", len(traced) == 1 and found > 0,
          f"a function traced on one thread was traced {len(traced)} times in all once "
-         "another thread called it: the page says the trace cache is process-wide")
+         f"another thread called it, and that call found {found} traces in the trace "
+         "cache: the page says the trace cache is process-wide")
 
 
 def effects_and_the_fast_path() -> dict:
-    """A function with effects (selu_loud's jax.debug.print) gets no entry on the C++
-    fast path (jax/_src/pjit.py, _get_fastpath_data): each call goes through the
-    trace cache, and its program is compiled again once it leaves the lower and compile
-    caches, though its dispatch entry stays. A function without effects (selu_jit)
-    runs from the dispatch cache alone. Both shown with private parts of JAX, cleared
-    by hand as least-recently-used eviction by newer programs would empty them."""
+    """A function with effects (selu_loud's jax.debug.print) has a dispatch entry
+    without a fast path (jax/_src/pjit.py, _get_fastpath_data): each call goes through
+    the trace cache, and its program is compiled again once it leaves the lower and
+    compile caches, though its dispatch entry stays. A function without effects
+    (selu_jit) runs from the dispatch cache alone. Both shown with private parts of
+    JAX, cleared by hand as least-recently-used eviction by newer programs would empty
+    them."""
     from jit import selu_loud
     from jax._src import pjit
     from jax._src.interpreters import pxla
@@ -389,16 +403,18 @@ def report(data: dict) -> Report:
             [[word("one_call", singles=d["singles"]), timing(d["one_call_returned"]),
               timing(d["one_call_ready"]),
               ratio_of(d["one_call_ready"], d["one_call_returned"])],
-             [word("loop", calls=d["calls"], runs=d["runs"]),
-              seconds(d["returned"][-1]), seconds(d["ready"][-1]),
-              ratio(d["ready"][-1] / d["returned"][-1])]],
+             [word("loop", calls=d["calls"], runs=d["runs"]),  # medians over the loops,
+              timing(d["loop_returned"]), timing(d["loop_ready"]),  # as the verdict
+              ratio_of(d["loop_ready"], d["loop_returned"])]],
             {"n": d["n"]}),
     }
     return Report(tables=tables, verdicts=verdicts)
 
 
 def dispatch_figure(data, words):
-    """A row per call of the loop with the median total: when it returned, was ready."""
+    """A row per call of the loop with the median ready time: when it returned, and when
+    block_until_ready returned for it (called in order after the loop: for calls done
+    before the loop ended, a bound, not the time they were ready)."""
     import matplotlib.pyplot as plt
 
     d = data["dispatch"]

@@ -140,6 +140,27 @@ def test_the_data_holds_numbers_and_names_not_sentences(data):
     assert "text" not in data and "stamp" not in data
 
 
+def test_the_thread_check_reads_the_trace_cache(monkeypatch):
+    """jit.trace_cache_shared_by_threads holds here, and fails where the second thread
+    meets an empty trace cache (as a per-thread one would be): the C++ dispatch cache
+    does not answer for the trace cache."""
+    import threading
+
+    from jax._src import pjit
+    from measurement import DocumentationMismatch
+
+    jit_benchmark.trace_cache_across_threads()
+
+    class PerThread(threading.Thread):  # a thread that starts with an empty trace cache
+        def run(self):
+            pjit._infer_params_cached.cache_clear()
+            super().run()
+
+    monkeypatch.setattr(threading, "Thread", PerThread)
+    with pytest.raises(DocumentationMismatch, match="jit.trace_cache_shared_by_threads"):
+        jit_benchmark.trace_cache_across_threads()
+
+
 def test_every_perturbation_reports_and_renders_in_both_editions(data):
     for label, change in PERTURBATIONS.items():
         changed = change(copy.deepcopy(data))
@@ -181,6 +202,20 @@ def test_the_loop_against_a_single_call_is_a_comparison(data):
     assert same["loop_vs_single"]["kind"] == "same"
     ready = report(PERTURBATIONS["calls return only when ready"](copy.deepcopy(data))).verdicts
     assert ready["single_returns_early"]["kind"] == ready["loop_returns_early"]["kind"] == "same"
+
+
+def test_the_loop_row_and_sentence_are_medians_over_the_loops(data):
+    """Not the one loop the figure shows: the table's loop row is the verdict's medians
+    and range, and the sentence's per-call times come from the same medians."""
+    from measurement import fmt_seconds
+    d, rep = data["dispatch"], report(data)
+    row, verdict = rep.tables["dispatch"].rows[1], rep.verdicts["loop_returns_early"]
+    assert row[1]["timing"][0] == d["loop_returned"]["median"]
+    assert row[3] == {"ratio": verdict["ratio"], "range": [verdict["low"], verdict["high"]]}
+    if verdict["winner"] == "returned":
+        page = _prose(render(data, "en"))
+        assert f"report {fmt_seconds(d['loop_returned']['median'] / d['calls'])} per call instead of " \
+               f"{fmt_seconds(d['loop_per_call']['median'])}" in " ".join(page.split())
 
 
 def test_page_faults_name_the_cause_only_when_counted_and_many(data):
