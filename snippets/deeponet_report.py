@@ -151,8 +151,8 @@ def training_tables(data):
 def rounds(data):
     """How many rounds each process sampled the steps for (all in turns, so each
     timing's samples are rounds x processes): "fixed" (no settling allowed: min is max),
-    "cap" (every process ran the most rounds allowed: no timing settled sooner) or
-    "settled" (some process stopped before the cap)."""
+    "cap" (every process ran the most rounds allowed: not every timing's spread
+    had settled sooner) or "settled" (some process stopped before the cap)."""
     r, s = data["rounds"], data["scaling"]
     timings = [*s["jit"], *s["eager"], data["new_i"]["eager"]]
     cap = all(len(t["samples"]) == r["max"] * data["processes"] for t in timings)

@@ -295,6 +295,14 @@ def levels(loop, step):
             "expect": "two_levels", "expected": kind == "two_levels"}
 
 
+def later_logging(loop):
+    """How many logging iterations a loop had after iteration 0 (the samples of its
+    later_logging): "none", "one" or "several"."""
+    count = len(loop["seconds"][loop["log_every"]::loop["log_every"]])
+    return {"kind": "none" if count == 0 else "one" if count == 1 else "several",
+            "count": count}
+
+
 def in_flight(found):
     """Steps found in flight against XLA's CPU client's default limit (the page says
     whether this backend is that client: environment.backend)."""
@@ -343,6 +351,7 @@ def report(data: dict) -> Report:
                                     ("jitted_eval", "original"), "jitted_eval"),
         "log_less": compared(data, logging("original"), logging("log_less"),
                              ("original", "log_less")),
+        "log_less_count": later_logging(data["timeline"]["log_less"]),
         "in_flight": in_flight(c["in_flight"]),
         "levels": levels(data["timeline"]["original"], c["step"]["median"]),
     }

@@ -539,8 +539,8 @@ def test_the_page_says_whether_the_rounds_stopped_at_the_cap():
     settled = rendered(sample_data())
     assert "4 to 5 rounds, until one moved no quartile by over 5 %" in settled["docs"]
     cap = rendered(rounds_at_the_cap(sample_data()))
-    assert "in turns for 5 rounds, the cap: no spread settled sooner" in cap["docs"]
-    assert "상한인 5라운드(round)까지 쟀다. 어느 시간도 그 전에 안정되지 않았다" in cap["docs-ko"]
+    assert "in turns for 5 rounds, the cap: not every spread had settled sooner" in cap["docs"]
+    assert "상한인 5라운드(round)까지 쟀다. 모든 흩어짐이 그 전에 자리 잡지는 않았다" in cap["docs-ko"]
     assert report(rounds_settled(rounds_at_the_cap(sample_data()))).verdicts["rounds"] == {
         "kind": "settled"}
 

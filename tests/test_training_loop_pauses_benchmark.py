@@ -54,6 +54,21 @@ def _log_less(factor):
     return change
 
 
+def _log_less_every(every):
+    """The log_less loop logging every `every` iterations (its later_logging kept)."""
+    def change(data):
+        _loop(data, "log_less")["log_every"] = every
+        return data
+    return change
+
+
+def _config(**sizes):
+    def change(data):
+        data["config"].update(sizes)
+        return data
+    return change
+
+
 def _in_flight(n):
     def change(data):
         data["costs"]["in_flight"] = n
@@ -116,6 +131,10 @@ PERTURBATIONS = {
         lambda d: _swap(d, "timeline.original.later_logging", "timeline.jitted_eval.later_logging"),
     "logging less often: pauses as long": _log_less(1.0),
     "logging less often: pauses 3x longer": _log_less(3.0),
+    "logging less often: several later pauses": _log_less_every(50),
+    "logging less often: several later pauses as long":
+        lambda d: _log_less_every(50)(_log_less(1.0)(d)),
+    "a DeepONet larger than the DeepONet chapter's": _config(width=4096, depth=64),
     "in flight at the CPU client's limit": _in_flight(bench.CPU_IN_FLIGHT),
     "in flight: 4": _in_flight(4),
     "in flight: over the CPU client's limit": _in_flight(64),
@@ -160,8 +179,17 @@ def test_the_report_reads_the_chapters_shapes_from_the_data():
     assert verdicts["logging_vs_other"]["winner"] == "other"
     assert verdicts["evaluation"]["winner"] == "jitted_eval"
     assert verdicts["log_less"]["kind"] == "not_measured"  # no second logging iteration
+    assert verdicts["log_less_count"] == {"kind": "none", "count": 0}
     assert verdicts["in_flight"] == {"kind": "below_limit", "found": 20, "limit": 32}
     assert verdicts["levels"]["kind"] == "two_levels" and verdicts["levels"]["run_ahead"] == 5
+
+
+@pytest.mark.parametrize("every, kind, count", [(31, "none", 0), (20, "one", 1), (10, "several", 2)])
+def test_the_later_logging_iterations_of_logging_less_often_are_counted(every, kind, count):
+    """The page says "its one later pause" only where the loop logged once after iteration 0."""
+    data = _data()  # 30 iterations
+    data["timeline"]["log_less"] = bench.summary(data["timeline"]["original"]["seconds"], [1e-3], every)
+    assert bench.report(data).verdicts["log_less_count"] == {"kind": kind, "count": count}
 
 
 @pytest.mark.parametrize("label, kind", [
