@@ -25,8 +25,8 @@ import numpy as np
 import frameworks as fw
 import frameworks_worker as worker
 from deeponet import DEFAULT, SMALL
-from measurement import (Report, Table, compare, fact, main, ratio, ratio_of, seconds,
-                         timing, trend, word)
+from measurement import (SAME, Report, Table, compare, fact, main, ratio, ratio_of,
+                         seconds, timing, trend, word)
 from selu import selu_jit
 
 FRAMEWORKS = ("numpy", "numba", "torch", "tensorflow", "jax")
@@ -311,6 +311,15 @@ def report(data: dict) -> Report:
             (f"selu.tf_eager.timing.{i}", f"selu.tf_function.timing.{i}"))
     saved = [e["median"] / f["median"] for e, f in zip(eager, function)]
     v["tf_function_trend"] = {**trend(saved), "values": saved, "n": data["sizes"]}
+    # the same in seconds per call: a fixed saving (Python overhead) stays about the
+    # same from the smallest n to the largest; "grew": by more than SAME, or from a loss
+    per_call = [e["median"] - f["median"] for e, f in zip(eager, function)]
+    v["tf_function_saved"] = {
+        "kind": "grew" if per_call[-1] > SAME * max(per_call[0], 0) else "not_grown",
+        "first": per_call[0], "last": per_call[-1]}
+    # Numba's one pass against NumPy's loop per operation, at the largest n
+    v["njit_vs_numpy"], v["njit_vs_numpy_drift"] = versus(
+        data, "njit", "numpy", f"selu.njit.timing.{last}", f"selu.numpy.timing.{last}")
     physics = data["steps"]["physics"]
     for key in AGAINST_JIT:
         if "timing" in physics[key] and "timing" in physics["jit"]:
@@ -338,6 +347,8 @@ def report(data: dict) -> Report:
                  for f in data["frameworks"].values())
     v["machine"] = {"kind": "drift", "factor": max(loops) / min(loops),
                     "within": within}
+    # TorchInductor's C++ compiler, as the worker recorded it
+    v["torch_cxx"] = {"kind": "compiler", "name": data["frameworks"]["torch"]["cxx"]}
     tables = {"setup": setup_table(data), "selu": selu_table(data),
               "selu_sizes": selu_sizes_table(data), "steps": steps_table(data),
               "agreement": agreement_table(data), "overview": overview_table(data)}
@@ -345,6 +356,12 @@ def report(data: dict) -> Report:
 
 
 # ---------------------------------------------------------------- tables
+
+def exponent(value):
+    """A tolerance as a heading names it: 1e-04, 1e-05 (as the differences print)."""
+    mantissa, power = f"{value:.2e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{power}"
+
 
 def threads_cell(threads):
     """How a framework uses threads, worded by each edition (`threads_<kind>`)."""
@@ -370,7 +387,8 @@ def selu_table(data):
              ratio(1) if key == "jit" else ratio_of(e["timing"][-1], jit),
              float(f"{max(e['max_diff']):.1g}")] for key, e in data["selu"].items()]
     return Table(["selu_n", "steady", "first", "vs_jit", "max_diff"], rows,
-                 {"n": data["sizes"][-1]})
+                 {"n": data["sizes"][-1],
+                  "tolerance": exponent(data["tolerances"]["selu"])})
 
 
 def selu_sizes_table(data):
@@ -412,8 +430,11 @@ def agreement_table(data):
                     weights=float(f"{e['param_diff']:.1g}"))
     rows = [[word(key)] + [cell(data["steps"][kind][key]) for kind in KINDS]
             for key in step_keys(data)]
+    tolerances = data["tolerances"]
     return Table(["after_steps", "physics", "data"], rows,
-                 {"steps": data["config"]["agreement_steps"]})
+                 {"steps": data["config"]["agreement_steps"],
+                  "loss": exponent(tolerances["loss"]),
+                  "weights": exponent(tolerances["params"])})
 
 
 def overview_table(data):

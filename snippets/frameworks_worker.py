@@ -4,9 +4,9 @@
 
 FOLDER holds what the benchmark prepared (problem.npz, problem.json, reference.npz); the
 worker writes FRAMEWORK.json (numbers and names only: timings, first calls, agreement,
-versions, thread settings; an error verbatim) and FRAMEWORK.npz (the parameters after a
-few training steps) there. It imports no other framework, and checks nothing: the
-benchmark checks what the page relies on.
+versions, thread settings, TorchInductor's C++ compiler; an error verbatim) and
+FRAMEWORK.npz (the parameters after a few training steps) there. It imports no other
+framework, and checks nothing: the benchmark checks what the page relies on.
 """
 
 import time
@@ -109,6 +109,14 @@ def libraries(name, module):
         import jaxlib
         found["jaxlib"] = jaxlib.__version__
     return found
+
+
+def inductor_cxx():
+    """The C++ compiler TorchInductor calls (torch._inductor.config.cpp.cxx: $CXX, else
+    g++, or clang++ on macOS; a tuple's last element), read after the timings."""
+    import torch._inductor.config as inductor
+    cxx = inductor.cpp.cxx
+    return cxx[-1] if isinstance(cxx, (list, tuple)) else cxx
 
 
 def selu_builder(name, quick):
@@ -234,9 +242,11 @@ def main():
         lambda: measure_steps(name, args.folder, args.quick, params_out))
     if name == "numba":  # known only once a parallel function has run
         threads["layer"] = module.threading_layer()
+    compiler = {"cxx": inductor_cxx()} if name == "torch" else {}
     result = {"version": module.__version__, "libraries": libraries(name, module),
               "import_s": import_s, "threads": threads, "allocator": allocator,
               **(where if name == "jax" else {}),
+              **compiler,
               "python_loop": {"start": loop_start, "end": machine_speed()},
               "selu": selu, "steps": steps,
               "seconds": {"selu": seconds, "steps": seconds_steps},  # the time budget

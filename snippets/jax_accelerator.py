@@ -174,6 +174,11 @@ def report(data: dict) -> Report:
     for name in ("dispatch_eager", "dispatch_jit", "deeponet_eager", "first_compile",
                  "first_call", "deeponet_jit_first", "first_op"):
         v[name] = _compare(data, f"tpu.{name}", f"cpu.{name}", ("tpu", "cpu"))
+    # the TPU's jitted SELU at the two largest n: does the work show past the launch?
+    last = len(data["n"]) - 1
+    v["tpu_jit_largest_n"] = _compare(
+        data, f"tpu.selu.jit.{last - 1}", f"tpu.selu.jit.{last}",
+        tuple(str(n) for n in data["n"][-2:]))
     for i, n in enumerate(data["n"]):  # NumPy, one host: TPU's processes, CPU's
         v[f"numpy_{n}"] = _compare(data, f"tpu.selu.numpy.{i}", f"cpu.selu.numpy.{i}",
                                    ("tpu", "cpu"))

@@ -242,3 +242,20 @@ def test_every_verdict_reads_its_numbers_and_decides_a_sentence_in_both_editions
             changed = render_both(turned)
             for edition in EDITIONS:
                 assert changed[edition] != base[edition], f"{name} decides nothing in {edition}"
+
+
+def test_the_tpus_jitted_selu_shows_the_work_only_where_the_largest_n_moved():
+    """The committed rows: the jitted call on the TPU is nearly flat up to the second-largest
+    n and slower at the largest (the work showing). With the largest n's time set to the
+    second-largest's, both editions say the call cost the same whatever the work."""
+    data = jax_accelerator.measure(quick=True)
+    top = jax_accelerator.report(data).verdicts["tpu_jit_largest_n"]
+    assert top["kind"] != "same" and top["winner"] == top["names"][0]
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    assert "the work adds its share" in pages["en"] and "계산량이 보태져" in pages["ko"]
+    assert "whatever the work" not in pages["en"]
+    data["tpu"]["selu"]["jit"][-1] = copy.deepcopy(data["tpu"]["selu"]["jit"][-2])
+    assert jax_accelerator.report(data).verdicts["tpu_jit_largest_n"]["kind"] == "same"
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    assert "whatever the work" in pages["en"] and "일의 양과 상관없이" in pages["ko"]
+    assert "adds its share" not in pages["en"] and "계산량이 보태져" not in pages["ko"]
