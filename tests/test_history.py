@@ -465,3 +465,29 @@ def _at(data, path):
     for part in path.split("."):
         data = data[int(part)] if isinstance(data, list) else data[part]
     return data
+
+
+def test_a_changelog_bullet_names_what_moved_and_groups_what_stayed_in_both_editions():
+    """Each series that moved gets its own clause; those within the spread between
+    processes are named together once (grouped() on the page, as the Python paragraph)."""
+    import copy
+
+    results = copy.deepcopy(results_for(jax_history.measure(quick=True)))
+    v = results["verdicts"]
+    for name in ("cpu_runtime_selu_jit_large", "cpu_runtime_selu_jit_small"):
+        del v[name]  # the bullet keeps three series: two within the spread, one that moved
+    for name in ("cpu_runtime_first_compile", "cpu_runtime_dispatch_eager",
+                 "stackless_first_trace_lower", "stackless_dispatch_eager"):
+        v[name].update(kind="same", winner=None, loser=None)
+    step = v["cpu_runtime_deeponet_jit"]
+    step.update(kind="faster", winner=step["names"][1], loser=step["names"][0], ratio=2.0)
+    first, last = step["names"]
+    pages = {e: " ".join(t.split()) for e, t in render_both(results).items()}
+    assert (f"From {first} to {last}, the jitted DeepONet step got 2× faster; XLA's compile "
+            "and eager `a + b` both stayed within the spread between processes.") in pages["en"]
+    assert (f"{first}에서 {last}까지 jit한 DeepONet 스텝은 2배 빨라졌다. XLA 컴파일 시간, "
+            "즉시 실행 `a + b`는 모두 프로세스 사이의 흩어짐 안에 머물렀다.") in pages["ko"]
+    # two names, one with an "and" of its own: not "tracing and lowering and eager dispatch"
+    assert ("tracing and lowering as well as eager dispatch stayed within the spread "
+            "between processes.") in pages["en"]
+    assert "트레이싱과 로워링, 즉시 실행 디스패치는 모두 프로세스 사이의 흩어짐 안에" in pages["ko"]
