@@ -25,10 +25,10 @@ from compilers import (bytes_moved_eagerly, bytes_moved_fused, cache_entries,
                        compile_ahead_of_time, configured_late, export_selu, first_call,
                        fused_listing, fusions, in_fresh_process, jit_cache_capacities,
                        load_selu, programs_held, stages, without_metadata)
-from measurement import (Report, Table, Timing, bold, compare, fact, main, ratio_of,
-                         relative_paths, seconds, shared, timing, word)
+from measurement import (Report, Table, Timing, bold, compare, fact, main,
+                         processes_apart, ratio_of, relative_paths, seconds, shared,
+                         timing, word)
 from selu import jit_call
-from selu_benchmark import processes_apart
 
 N_LISTING = 1_000_000  # the shape the listings are compiled for (no data needed)
 # What the page says of jit's in-memory caches (jax 0.12.0.1: jax/_src/pjit.py, util.py)

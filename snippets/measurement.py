@@ -520,6 +520,28 @@ def machine_state(checks: list[dict], kept: int) -> dict:
             "by": MOVED, "largest": largest}
 
 
+def processes_apart(timings: dict, sizes: list) -> dict:
+    """How far the processes' own medians lay apart, for each way (`timings`: way -> one
+    pooled timing per size) and size: the largest over the smallest (`factors`). Where a
+    way's factor is over MOVED, the machine check's mark of a state change, that row
+    pools two states of the machine: `apart` lists those sizes (n, index), each with the
+    way apart most, its lowest and highest process median and the factor; kind "apart"
+    where there is one, else "together"."""
+    factors = {way: [max(t.get("processes") or [t["median"]])
+                     / min(t.get("processes") or [t["median"]]) for t in found]
+               for way, found in timings.items()}
+    apart = []
+    for i, n in enumerate(sizes):
+        way = max(timings, key=lambda w: factors[w][i])
+        if factors[way][i] > MOVED:
+            medians = timings[way][i]["processes"]
+            apart.append({"n": n, "index": i, "way": way, "low": min(medians),
+                          "high": max(medians), "factor": factors[way][i]})
+    return {"kind": "apart" if apart else "together", "by": MOVED, "factors": factors,
+            "apart": apart, "sizes": [a["n"] for a in apart],
+            "indices": [a["index"] for a in apart]}
+
+
 def checked(measure_once: Callable[[bool], dict], quick: bool) -> dict:
     """measure_once(quick) after a machine check, in a process of its own (in_processes
     takes the check after it in a fresh process)."""

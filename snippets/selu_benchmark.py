@@ -17,13 +17,13 @@ from compilation import count_compilations
 from compilers import scale_jit
 from measurement import (
     CLOSE,
-    MOVED,
     Report,
     Table,
     Timing,
     bold,
     compare,
     machine_state,
+    processes_apart,
     fact,
     in_processes,
     log_log_axes,
@@ -257,28 +257,6 @@ def eager_dispatch(data: dict) -> dict:
     decides the eager/jit ratio), else "work"; share: the one-element call's part."""
     share = data["one"]["eager"]["median"] / data["docs"]["eager"]["median"]
     return {"kind": "dispatch" if share * CLOSE >= 1 else "work", "share": share}
-
-
-def processes_apart(timings: dict, sizes: list) -> dict:
-    """How far the processes' own medians lay apart, for each way (`timings`: way -> one
-    pooled timing per size) and size: the largest over the smallest (`factors`). Where a
-    way's factor is over MOVED, the machine check's mark of a state change, that row
-    pools two states of the machine: `apart` lists those sizes (n, index), each with the
-    way apart most, its lowest and highest process median and the factor; kind "apart"
-    where there is one, else "together"."""
-    factors = {way: [max(t.get("processes") or [t["median"]])
-                     / min(t.get("processes") or [t["median"]]) for t in found]
-               for way, found in timings.items()}
-    apart = []
-    for i, n in enumerate(sizes):
-        way = max(timings, key=lambda w: factors[w][i])
-        if factors[way][i] > MOVED:
-            medians = timings[way][i]["processes"]
-            apart.append({"n": n, "index": i, "way": way, "low": min(medians),
-                          "high": max(medians), "factor": factors[way][i]})
-    return {"kind": "apart" if apart else "together", "by": MOVED, "factors": factors,
-            "apart": apart, "sizes": [a["n"] for a in apart],
-            "indices": [a["index"] for a in apart]}
 
 
 def report(data: dict) -> Report:

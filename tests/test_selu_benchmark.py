@@ -5,9 +5,9 @@ import copy
 import jax.numpy as jnp
 import pytest
 
-from measurement import MOVED, DocumentationMismatch
-from selu_benchmark import (PUBLISHED, WAYS, check_int32_conversions, cores_busy,
-                            processes_apart, report, xla_threads)
+from measurement import MOVED, DocumentationMismatch, processes_apart
+from selu_benchmark import (PUBLISHED, WAYS, check_int32_conversions, cores_busy, report,
+                            xla_threads)
 
 
 def _t(seconds):
