@@ -347,8 +347,6 @@ def report(data: dict) -> Report:
                  for f in data["frameworks"].values())
     v["machine"] = {"kind": "drift", "factor": max(loops) / min(loops),
                     "within": within}
-    # TorchInductor's C++ compiler, as the worker recorded it
-    v["torch_cxx"] = {"kind": "compiler", "name": data["frameworks"]["torch"]["cxx"]}
     tables = {"setup": setup_table(data), "selu": selu_table(data),
               "selu_sizes": selu_sizes_table(data), "steps": steps_table(data),
               "agreement": agreement_table(data), "overview": overview_table(data)}
