@@ -24,7 +24,7 @@ import numpy as np
 import training_loop_pauses as tl
 from compilation import count_compilations
 from deeponet import PIDeepONet, evaluate_losses, loss_terms, random_functions
-from measurement import (Report, Table, Timing, bold, compare, fact, main,
+from measurement import (Report, Table, Timing, bold, compare, fact, main, pair,
                          relative_paths, seconds, time_call, time_calls, timing, word)
 from training_loop_scenarios import STATED, mentions, run_scenarios, run_stale
 
@@ -325,12 +325,17 @@ def compared(data, a, b, names, expect=None):
 
 
 def timeline_table(data, keys):
-    """Each loop's iterations: medians, with the interquartile range of the many."""
-    def median(t):
-        return word("none") if t is None else seconds(t["median"])
+    """Each loop's iterations: medians, with the interquartile range of the many (a
+    loop that logged once more after iteration 0 has one sample: the cell says so)."""
+    def median(t, loop):
+        if t is None:
+            return word("none")
+        cell = seconds(t["median"])
+        one = later_logging(loop)["kind"] == "one"
+        return pair(cell, word("one_sample")) if one else cell
     rows = [[word(key), word("every", n=loop["log_every"]), seconds(loop["first"]),
-             median(loop["later_logging"]), median(loop["wait"]), timing(loop["other"]),
-             seconds(loop["rest"]), seconds(loop["total"])]
+             median(loop["later_logging"], loop), median(loop["wait"], loop),
+             timing(loop["other"]), seconds(loop["rest"]), seconds(loop["total"])]
             for key, loop in ((k, data["timeline"][k]) for k in keys)]
     n_iter = data["n_iter"]
     return Table(["loop", "logs", "iteration_0", "later_logging", "waiting", "other",

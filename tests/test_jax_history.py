@@ -1,0 +1,301 @@
+"""The chapter "Has jit got faster?" (snippets/jax_history.py, docs/history.md and
+docs-ko/history.md): it renders the committed dataset history/releases.csv (tested, with
+the script that measures it, in test_history.py)."""
+
+from importlib.metadata import version
+
+import pytest
+from mkdocs.utils.meta import get_data
+
+import jax_history
+import measurement
+import page_templates
+from measurement import DocumentationMismatch
+from project import ROOT
+from test_history import DATASET, measure, read, write
+
+EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
+
+def dataset_variant(tmp_path, drop=None, fail=None, drop_installed=False):
+    """The committed rows with one release left out, one failed, or the installed gone."""
+    rows = [r for r in read(DATASET) if r["release"] != drop
+            and not (drop_installed and r["release"] == version("jax"))]
+    if fail:
+        rows = [r for r in rows if r["release"] != fail]
+        template = next(r for r in read(DATASET) if r["release"] == fail
+                        and r["probe"] == jax_history.probe_digest())
+        rows.append({**{c: "" for c in measure.COLUMNS},
+                     **{k: template[k] for k in ("release", "cpu", "cores", "date",
+                                                   "commit", "probe", "quick")},
+                     "status": "failed", "reason": "exit 1: RuntimeError: a stand-in"})
+    path = tmp_path / "releases.csv"
+    write(path, rows)
+    return path
+
+
+def results_for(data):
+    report = jax_history.report(data)
+    env = {"cpu": "a test CPU", "cores": 2, "backend": "cpu", "device": "cpu",
+           "date": "2026-12-04", "python": "3.11.7",
+           "libraries": {"jax": version("jax"), **data["libraries"]}}
+    return {"environment": env, "quick": False,
+            **measurement.results_of(data, report, jax_history.FIGURES)}
+
+
+def render_both(results):
+    out = {}
+    for edition, folder in EDITIONS.items():
+        text, meta = get_data((folder / "history.md").read_text(encoding="utf-8"))
+        out[edition] = page_templates.render(
+            text, page="history.md", page_url="history/", results={"jax_history": results},
+            words=page_templates.load_words(folder), page_words=meta.get("words"))
+    return out
+
+
+def test_the_chapter_reads_the_committed_dataset():
+    data = jax_history.measure(quick=True)
+    assert data["releases"][-1] == version("jax") or version("jax") in data["releases"]
+    assert data["releases"] == sorted(data["releases"], key=jax_history.release_key)
+    report = jax_history.report(data)
+    assert len(report.tables["selu"].rows) == len(data["releases"])
+    assert {"selu_jit_large", "first_compile", "deeponet_jit", "post"} <= set(report.verdicts)
+
+
+def test_the_dataset_covers_every_minor_release_and_each_release_the_chapter_names():
+    """The first and last release of every minor from 0.4 on (of those the chapter knows
+    a date for), every release a CHANGES entry names, and the installed one have rows of
+    the current probe: measured, or with the reason they could not be."""
+    digest = jax_history.probe_digest()
+    rows = [r for r in read(DATASET) if r["probe"] == digest and r["quick"] != "1"]
+    have = {r["release"] for r in rows}
+    minors = {}
+    for release in sorted(jax_history.RELEASED, key=jax_history.release_key):
+        minors.setdefault(".".join(release.split(".")[:2]), []).append(release)
+    wanted = {r for releases in minors.values() for r in (releases[0], releases[-1])}
+    wanted |= {release for release, _ in jax_history.CHANGES.values()} | {version("jax")}
+    assert not wanted - have, sorted(wanted - have, key=jax_history.release_key)
+    data = jax_history.measure(quick=True)
+    assert {"3.11.7", "3.13.0"} <= {p["python"] for p in data["pythons"]}
+    assert data["bridge"] and data["bridge"]["stats"][0]["python"] != data["bridge"]["stats"][1]["python"]
+
+
+def test_a_stale_dataset_stops_the_build_with_the_command_that_refreshes_it(tmp_path):
+    path = dataset_variant(tmp_path, drop_installed=True)
+    with pytest.raises(DocumentationMismatch,
+                       match=f"python history/measure.py --releases {version('jax')}"):
+        jax_history.load(path, version("jax"), measure.probe_digest())
+
+
+def test_rows_of_another_probe_do_not_count(tmp_path):
+    with pytest.raises(DocumentationMismatch, match="no rows for jax"):
+        jax_history.load(DATASET, version("jax"), "0123456789ab")
+
+
+def test_the_chapter_renders_with_a_release_missing_or_failed(tmp_path):
+    full = jax_history.load(DATASET, version("jax"), measure.probe_digest())
+    middle, other = full["releases"][len(full["releases"]) // 2], full["releases"][1]
+    data = jax_history.load(dataset_variant(tmp_path, drop=middle, fail=other),
+                            version("jax"), measure.probe_digest())
+    assert middle not in data["releases"] and other not in data["releases"]
+    assert [f["release"] for f in data["failed"] if f["error"].endswith("a stand-in")] \
+        == [other]
+    pages = render_both(results_for(data))
+    for edition, text in pages.items():
+        assert other in text and "a stand-in" in text, edition  # the failure is shown
+        assert "{{" not in text, edition
+    # a release that failed to run among those pip could not install: each says which
+    assert "that could not be measured here" in pages["en"] and "failed to run" in pages["en"]
+    assert "여기서 재지 못한" in pages["ko"] and "실행하지 못했다" in pages["ko"]
+    # the committed dataset: every release not measured is one pip could not install
+    assert full["failed"] and all(f["status"] == "install failed" for f in full["failed"])
+    pages = render_both(results_for(full))
+    assert "Releases pip could not install here" in pages["en"]
+    assert "여기서 pip이 설치하지 못한" in pages["ko"]
+
+
+def test_the_step_is_set_beside_the_deeponet_chapters_networks():
+    from deeponet import DEFAULT
+
+    data = jax_history.load(DATASET, version("jax"), measure.probe_digest())
+    chapter, probe = data["sizes"]["chapter"], data["sizes"]["deeponet"]
+    assert chapter == {"width": DEFAULT.width, "hidden_layers": DEFAULT.depth}
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    differ = (probe["width"], probe["hidden_layers"]) != (chapter["width"],
+                                                        chapter["hidden_layers"])
+    assert (f"(the chapter's: {chapter['hidden_layers']} of {chapter['width']})"
+            in pages["en"]) == differ
+    assert (f"(그 장은 너비 {chapter['width']}의 은닉층 {chapter['hidden_layers']}개)"
+            in pages["ko"]) == differ
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_each_figure_draws_with_the_pages_words(edition):
+    import matplotlib
+    import matplotlib.font_manager
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import figures
+
+    data = jax_history.measure(quick=True)
+    common = page_templates.load_words(EDITIONS[edition])
+    meta = get_data((EDITIONS[edition] / "history.md").read_text(encoding="utf-8"))[1]
+    family = matplotlib.rcParams["font.family"]
+    if edition == "ko":  # as sitebuild/figures.py draws the Korean figures
+        font = figures.hangul_font()
+        matplotlib.font_manager.fontManager.addfont(str(font))
+        family = ["DejaVu Sans",
+                  matplotlib.font_manager.FontProperties(fname=str(font)).get_name()]
+    with matplotlib.rc_context({"font.family": family}):
+        for name, draw in jax_history.FIGURES.items():
+            words = page_templates.words_for(common, meta["words"].get("jax_history", {}), name)
+            plt.close(draw(data, words))
+
+
+def test_verdicts_follow_the_data(tmp_path):
+    """The newest release made 3x slower than the oldest in every JAX series: the chapter's
+    verdicts turn."""
+    data = jax_history.measure(quick=True)
+    first, last = data["stats"][0]["relative"], data["stats"][-1]["relative"]
+    for name, t in last.items():  # from the oldest's range, above it however the dataset moves
+        base = first.get(name, t)
+        last[name] = {k: v * 3 * base["q3"] / base["q1"] for k, v in base.items()}
+    v = jax_history.report(data).verdicts
+    assert v["selu_jit_large"]["winner"] == data["releases"][0]
+    assert v["selu_jit_large"]["kind"] == "faster"
+    render_both(results_for(data))
+
+
+def test_the_yardsticks_drift_is_read_on_one_python_and_numpys_own_move_is_said():
+    """The loop and NumPy's SELU are compared over the longest run of releases on one
+    Python (a change of Python moves the loop by itself); where the loop held still and
+    NumPy did not, the page says ratios to NumPy move with it. Beside a ratio to NumPy's
+    SELU at the smaller n, the page gives NumPy's own move, where it moved."""
+    import copy
+
+    data = jax_history.measure(quick=True)
+    run = max(data["pythons"], key=lambda p: p["count"])
+    v = jax_history.report(data).verdicts
+    assert list(v["yardstick_python_loop"]["names"]) == [run["first"], run["last"]]
+    assert list(v["numpy_selu_small"]["names"]) == [data["releases"][0], data["releases"][-1]]
+    first, end = (data["releases"].index(run[k]) for k in ("first", "last"))
+
+    def pages_with(loop_moves, numpy_moves, small_moves):
+        changed = copy.deepcopy(data)
+        for i, name, moves in ((end, "python_loop", loop_moves),
+                               (end, "selu_numpy_large", numpy_moves),
+                               (-1, "selu_numpy_small", small_moves)):
+            start = changed["stats"][first if i == end else 0]["absolute"][name]
+            changed["stats"][i]["absolute"][name] = {k: t * (3 if moves else 1)
+                                                     for k, t in start.items()}
+        return {e: " ".join(t.split()) for e, t in render_both(results_for(changed)).items()}
+
+    pages = pages_with(loop_moves=False, numpy_moves=True, small_moves=True)
+    assert "the machine held still, NumPy beside newer JAX releases did not" in pages["en"]
+    assert "머신은 그대로였지만" in pages["ko"]
+    assert pages["en"].count("while NumPy itself got 3× slower") == 2
+    assert pages["ko"].count("그동안 NumPy 자신은 3배 느려졌다") == 2
+    for moved in ({"loop_moves": True, "numpy_moves": True}, {"loop_moves": False, "numpy_moves": False}):
+        pages = pages_with(**moved, small_moves=False)
+        assert "held still" not in pages["en"] and "그대로였지만" not in pages["ko"]
+        assert "NumPy itself" not in pages["en"] and "NumPy 자신은" not in pages["ko"]
+
+
+def test_the_build_measures_again_when_the_dataset_or_the_probe_changes(tmp_path):
+    """The cache key of the chapter's snippet covers the files its DATA names."""
+    import shutil
+
+    from snippet_runs import cache_key
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "history").mkdir()
+    for name in ("jax_history.py", "measurement.py"):
+        shutil.copy(ROOT / "snippets" / name, tmp_path / "snippets" / name)
+    for name in ("releases.csv", "probe.py"):
+        shutil.copy(ROOT / "history" / name, tmp_path / "history" / name)
+
+    def key():
+        return cache_key(tmp_path / "snippets" / "jax_history.py", tmp_path / "snippets",
+                         ROOT / "requirements.txt", quick=False, cache_root=tmp_path / "cache")["files"]
+
+    before = key()
+    assert {"history/releases.csv", "history/probe.py"} <= set(before)
+    with (tmp_path / "history" / "releases.csv").open("a") as f:
+        f.write("\n")
+    assert key()["history/releases.csv"] != before["history/releases.csv"]
+
+
+def test_processes_on_a_busy_machine_are_left_out_where_quieter_ones_exist():
+    def row(load, selu):
+        return {"release": "0.4.30", "cores": "2", "load_start": str(load),
+                "jaxlib": "0.4.30", "numpy": "1.26.4", "stages": "trace/lower/compile",
+                "date": "2026-12-04T06:00:00+00:00", "selu_jit_large_median": str(selu),
+                "python": "3.11.7",
+                "selu_numpy_large_median": "1e-3"}
+
+    busy, calm = row(7.5, 4e-4), row(1.2, 1e-4)
+    assert jax_history.kept([busy, calm, busy]) == [calm]
+    assert jax_history.kept([busy, busy]) == [busy, busy]  # none quiet: all of them
+    stats = jax_history.per_release(jax_history.kept([busy, calm]), 2)
+    assert stats["processes"] == 1 and stats["measured"] == 2 and stats["quiet"]
+    assert stats["relative"]["selu_jit_large"]["median"] == pytest.approx(0.1)
+
+
+def test_every_verdict_reads_its_numbers_and_decides_a_sentence_in_both_editions():
+    """As tests/sitebuild/test_perturbations.py holds every build snippet, for this page
+    alone and without a site build: a verdict re-derived from the numbers it names is
+    the same, and each compare() verdict turned the other way changes both editions."""
+    import copy
+
+    results = results_for(jax_history.measure(quick=True))
+    for name, verdict in results["verdicts"].items():
+        if "reads" in verdict:
+            a, b = (_at(results["data"], path) for path in verdict["reads"])
+            again = measurement.compare(a, b, tuple(verdict["names"]), tuple(verdict["reads"]))
+            assert again == verdict, name
+    base = render_both(results)
+    for name, verdict in results["verdicts"].items():
+        if "winner" not in verdict:
+            continue
+        turned = copy.deepcopy(results)
+        v = turned["verdicts"][name]
+        if v["kind"] == "same":
+            v.update(kind="faster", winner=v["names"][0], loser=v["names"][1])
+        else:
+            v.update(kind="same", winner=None, loser=None)
+        changed = render_both(turned)
+        for edition in EDITIONS:
+            assert changed[edition] != base[edition], f"{name} decides nothing in {edition}"
+
+
+def _at(data, path):
+    for part in path.split("."):
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+def test_a_changelog_bullet_names_what_moved_and_groups_what_stayed_in_both_editions():
+    """Each series that moved gets its own clause; those within the spread between
+    processes are named together once (grouped() on the page, as the Python paragraph)."""
+    import copy
+
+    results = copy.deepcopy(results_for(jax_history.measure(quick=True)))
+    v = results["verdicts"]
+    for name in ("cpu_runtime_selu_jit_large", "cpu_runtime_selu_jit_small"):
+        del v[name]  # the bullet keeps three series: two within the spread, one that moved
+    for name in ("cpu_runtime_first_compile", "cpu_runtime_dispatch_eager",
+                 "stackless_first_trace_lower", "stackless_dispatch_eager"):
+        v[name].update(kind="same", winner=None, loser=None)
+    step = v["cpu_runtime_deeponet_jit"]
+    step.update(kind="faster", winner=step["names"][1], loser=step["names"][0], ratio=2.0)
+    first, last = step["names"]
+    pages = {e: " ".join(t.split()) for e, t in render_both(results).items()}
+    assert (f"From {first} to {last}, the jitted DeepONet step got 2× faster; XLA's compile "
+            "and eager `a + b` both stayed within the spread between processes.") in pages["en"]
+    assert (f"{first}에서 {last}까지 jit한 DeepONet 스텝은 2배 빨라졌다. XLA 컴파일 시간, "
+            "즉시 실행 `a + b`는 모두 프로세스 사이의 흩어짐 안에 머물렀다.") in pages["ko"]
+    # two names, one with an "and" of its own: not "tracing and lowering and eager dispatch"
+    assert ("tracing and lowering as well as eager dispatch stayed within the spread "
+            "between processes.") in pages["en"]
+    assert "트레이싱과 로워링, 즉시 실행 디스패치는 모두 프로세스 사이의 흩어짐 안에" in pages["ko"]
