@@ -29,7 +29,6 @@ NOTE_PYTHON = "3.13"
 # The instructions the page names and describes: present in the loop on every Python.
 NAMED = ("FOR_ITER", "COMPARE_OP", "BINARY_OP", "CALL", "JUMP_BACKWARD")
 COMPILED = ("numpy", "eager", "jit")  # the rungs the SELU chapter times
-BUSY = 1.2  # eager JAX's cores busy from here on: more than one thread worked
 
 
 def measure(quick: bool) -> dict:
@@ -136,14 +135,20 @@ def report(data: dict) -> Report:
     dispatches = {"python": data["python_instructions"], "numpy": data["operations"],
                   "eager": data["operations"], "jit": 1}
     one_dispatches = {**dispatches, "python": data["one_python_instructions"]}
+    # the one value's branch, where the counts tell it (the row names it)
+    counts = data["instructions"]
+    branch = [b for b in ("positive", "negative")
+              if data["one_python_instructions"] == counts["fixed"] + counts[b]]
+    one_python = ("dispatch_python" if len(branch) != 1
+                  else f"dispatch_python_{branch[0]}")
     per_element_jit = ladder["jit"]["median"] / n
-    busy = data["threads"]["eager_cores_busy"]
-    extra = small["jit"][-1]["median"] - one["jit"]["median"]  # the larger call adds
-    # its elements, at the ladder's rate per XLA thread times the threads used there
+    # What the largest small call adds to a one-element call, beside that call and
+    # beside its elements at the ladder's rate (the ladder's XLA threads, which may not
+    # be the small call's: the rate is not scaled, the page names both counts)
+    one_jit = one["jit"]["median"]
+    extra = small["jit"][-1]["median"] - one_jit
+    work = per_element_jit * small["n"][-1]
     at_n, at_small = data["threads"]["xla"], data["threads"]["xla_small"]
-    if at_n is None or at_small is None:  # no thread plan (not XLA:CPU): the rate as is
-        at_n = at_small = None
-    work = per_element_jit * small["n"][-1] * (at_n / at_small if at_n else 1)
 
     def rungs(a, b):  # two rungs of the ladder
         return compare(ladder[a], ladder[b], (a, b), (f"ladder.{a}", f"ladder.{b}"))
@@ -155,16 +160,16 @@ def report(data: dict) -> Report:
         # Does a jitted call cost the same on the largest small input as on one value?
         "jit_small": compare(small["jit"][-1], one["jit"], ("larger", "one"),
                              (f"small.jit.{len(small['jit']) - 1}", "one.jit")),
-        # ... and is what it adds at most CLOSE times its elements' work in the ladder
-        # (on as many XLA threads as ran at that n)? "about" that work: within SAME.
+        # ... and what it adds: kind "own" (no more than a one-element call: that call's
+        # own cost is most of it), "work" (more, but at most CLOSE times its elements'
+        # work at the ladder's rate; "about" it: within SAME) or "step" (more than both)
         "jit_small_work": {
-            "kind": "explained" if extra <= CLOSE * work else "unexplained",
+            "kind": ("own" if extra <= one_jit else
+                     "work" if extra <= CLOSE * work else "step"),
+            "share": extra / one_jit, "one": one_jit,
             "ratio": extra / work, "about": 1 / SAME < extra / work < SAME,
             "extra": extra, "work": work, "n": small["n"][-1],
             "threads": at_small, "ladder_threads": at_n},
-        # Eager JAX's operations: on one core, or on several (a count, not timings).
-        "eager_cores": {"kind": "busy" if busy >= BUSY else "one", "cores": busy,
-                        "from": BUSY},
     }
     tables = {
         "ladder": Table(
@@ -177,7 +182,9 @@ def report(data: dict) -> Report:
             {"n": n}),
         "one_element": Table(
             ["rung", "time_one", "dispatches_one", "vs_python"],
-            [[word(key), timing(t), word(f"dispatch_{key}", count=one_dispatches[key]),
+            [[word(key), timing(t),
+              word(one_python if key == "python" else f"dispatch_{key}",
+                   count=one_dispatches[key]),
               ratio(1.0) if key == "python" else ratio_of(t, one["python"])]
              for key, t in one.items()]),
         "small": Table(

@@ -84,51 +84,69 @@ def test_verdicts_follow_the_numbers_whichever_way_they_fall():
     assert v["numpy_vs_jit"]["winner"] == "numpy" and v["numpy_vs_jit"]["kind"] == "faster"
 
 
-def test_a_jitted_calls_step_with_n_is_told_from_its_elements_work():
+def test_a_jitted_calls_step_with_n_is_told_from_its_own_cost_and_its_elements_work():
     # 2 ns per element in the ladder: 1,000 values add about 2 µs of work
     steady = ib.report(sample_data()).verdicts
     assert steady["jit_small"]["kind"] == "same"
-    grows = ib.report(sample_data(small=(5e-6, 5.5e-6, 8e-6))).verdicts
-    assert grows["jit_small"]["winner"] == "one" and grows["jit_small_work"]["kind"] == "explained"
+    grows = ib.report(sample_data(small=(5e-6, 5.5e-6, 8e-6))).verdicts  # adds 3 of 5 µs
+    assert grows["jit_small"]["winner"] == "one" and grows["jit_small_work"]["kind"] == "own"
+    assert grows["jit_small_work"]["share"] == pytest.approx(0.6)
+    # more than a one-element call, but no more than CLOSE times its elements' work
+    work = ib.report(sample_data(small=(2e-6, 2e-6, 5e-6), one_jit=2e-6)).verdicts["jit_small_work"]
+    assert work["kind"] == "work" and work["ratio"] == pytest.approx(1.5)
     # Another CPU: about 4 µs at n = 100, 30 to 60 µs at n = 1,000 (NOTES.md)
     step = ib.report(sample_data(small=(4e-6, 4.2e-6, 45e-6), one_jit=4e-6)).verdicts
-    assert step["jit_small"]["kind"] == "faster" and step["jit_small_work"]["kind"] == "unexplained"
+    assert step["jit_small"]["kind"] == "faster" and step["jit_small_work"]["kind"] == "step"
     assert step["jit_small_work"]["extra"] == pytest.approx(41e-6)
 
 
-def test_what_a_jitted_call_adds_is_said_about_its_work_only_within_same():
-    """1.5x the elements' work is "explained" (under CLOSE) but not "about" it (SAME)."""
-    half_again = ib.report(sample_data(small=(5e-6, 5.5e-6, 8e-6))).verdicts["jit_small_work"]
-    assert half_again["kind"] == "explained" and not half_again["about"]
-    assert half_again["ratio"] == pytest.approx(1.5)
+def test_what_a_jitted_call_adds_is_said_against_the_one_element_call_or_its_work():
     pages = rendered(sample_data(small=(5e-6, 5.5e-6, 8e-6)))
+    assert ("the 3 µs it adds is 60 % of a one-element call's 5 µs, so up to that size the call's own "
+            "cost is most of its time") in pages["docs"]
+    assert "늘어난 3 µs는 원소 하나짜리 호출에 드는 5 µs의 60%다" in pages["docs-ko"]
+    half_again = sample_data(small=(2e-6, 2e-6, 5e-6), one_jit=2e-6)  # adds 3 µs: 1.5x 2 µs
+    assert not ib.report(half_again).verdicts["jit_small_work"]["about"]
+    pages = rendered(half_again)
     assert "the 3 µs it adds is 1.5× what its elements' work at the ladder's rate would add (2 µs)" in pages["docs"]
     assert "작업(2 µs)의 1.5배다" in pages["docs-ko"]
-    about = _adds_its_work(sample_data(small=(5e-6, 5.5e-6, 8e-6)))
+    about = _adds_its_work(sample_data())
     assert ib.report(about).verdicts["jit_small_work"]["about"]
     pages = rendered(about)
     assert "it adds is about what its elements' work" in pages["docs"] and "작업(2 µs)과 거의 같다" in pages["docs-ko"]
 
 
-def test_the_elements_work_is_counted_on_the_threads_xla_used_at_that_n():
-    # 2 ns per element on 2 threads at n: 1,000 values on 1 thread are 4 µs of work, not 2
-    adds_5us = {"small": (5e-6, 5.5e-6, 10e-6)}
-    two = ib.report(sample_data(**adds_5us, xla=2, xla_small=1)).verdicts["jit_small_work"]
-    assert two["work"] == pytest.approx(4e-6) and two["kind"] == "explained"
-    assert (two["threads"], two["ladder_threads"]) == (1, 2)
-    one = ib.report(sample_data(small=(5e-6, 5.5e-6, 12e-6))).verdicts["jit_small_work"]
-    assert one["work"] == pytest.approx(2e-6) and one["kind"] == "unexplained"
-    off_cpu = ib.report(sample_data(**adds_5us, xla=None)).verdicts["jit_small_work"]
+def test_the_ladders_rate_is_not_scaled_by_threads_and_the_page_names_both_counts():
+    # 2 ns per element on 2 threads at n: XLA's 1 thread at n = 1,000 need not double it
+    data = _adds_its_work(sample_data(xla=2, xla_small=1))
+    w = ib.report(data).verdicts["jit_small_work"]
+    assert w["work"] == pytest.approx(2e-6) and w["kind"] == "work"
+    assert (w["threads"], w["ladder_threads"]) == (1, 2)
+    off_cpu = ib.report(sample_data(xla=None, xla_small=None)).verdicts["jit_small_work"]
     assert off_cpu["work"] == pytest.approx(2e-6) and off_cpu["threads"] is None
-    pages = rendered(sample_data(**adds_5us, xla=2, xla_small=1))
-    assert "(4 µs on the 1 thread XLA used here, not the ladder's 2 threads)" in pages["docs"]
-    assert "(4 µs, 사다리의 스레드 2개가 아니라 여기서 XLA가 쓴 스레드 1개 기준)" in pages["docs-ko"]
-    assert "XLA used here" not in rendered(sample_data(**adds_5us))["docs"]
+    pages = rendered(data)
+    assert "(2 µs, on the ladder's 2 threads; XLA used 1 here)" in pages["docs"]
+    assert "(2 µs, 사다리에서는 XLA가 스레드 2개를 썼고 여기서는 1개를 썼다)" in pages["docs-ko"]
+    assert "XLA used" not in rendered(_adds_its_work(sample_data()))["docs"]
 
 
-def test_eager_jax_counts_as_several_threads_only_when_cores_were_busy():
-    assert ib.report(sample_data(busy=1.0)).verdicts["eager_cores"]["kind"] == "one"
-    assert ib.report(sample_data(busy=1.7)).verdicts["eager_cores"]["kind"] == "busy"
+def test_eager_jaxs_busy_cores_are_said_as_what_they_count_not_as_threads():
+    for busy, said in ((1.0, "eager JAX kept 1.0 core busy"), (1.6, "eager JAX kept 1.6 cores busy")):
+        pages = rendered(sample_data(busy=busy))
+        assert said in pages["docs"] and "JAX's runtime threads included" in pages["docs"]
+        assert "several threads" not in pages["docs"]
+        assert "JAX 런타임 스레드까지 포함해" in pages["docs-ko"]
+
+
+def test_the_one_element_row_names_its_values_branch():
+    def python_row(data):
+        return ib.report(data).tables["one_element"].rows[0][2]
+    assert python_row(sample_data())["word"] == "dispatch_python_positive"  # 7 + 18
+    assert python_row({**sample_data(), "one_python_instructions": 7 + 25})["word"] == "dispatch_python_negative"
+    assert python_row({**sample_data(), "one_python_instructions": 40})["word"] == "dispatch_python"
+    pages = rendered(sample_data())
+    assert "25 bytecode instructions (a positive value)" in pages["docs"]
+    assert "바이트코드 명령어 25개(양수 값 하나)" in pages["docs-ko"]
 
 
 def test_tables_are_words_and_numbers():
@@ -203,13 +221,21 @@ def _jit_small(factor):
 
 
 def _adds_its_work(data):
-    """The jitted call on the largest small input: the call on one value plus its elements'
-    work at the ladder's rate (on the threads XLA used there), so "about" that work."""
-    t, one = data["threads"], data["one"]["jit"]["median"]
-    work = (data["ladder"]["jit"]["median"] / data["n"] * data["small"]["n"][-1]
-            * (t["xla"] / t["xla_small"] if t["xla"] and t["xla_small"] else 1))
-    data["small"]["jit"][-1] = {k: v * (one + work) / one if isinstance(v, float) else v
+    """A one-element jitted call of half its elements' work at the ladder's rate, and the
+    call on the largest small input that plus that work: "about" that work, and more than
+    the one-element call."""
+    work = data["ladder"]["jit"]["median"] / data["n"] * data["small"]["n"][-1]
+    one = data["one"]["jit"]
+    data["one"]["jit"] = {k: v * work / 2 / one["median"] if isinstance(v, float) else v
+                          for k, v in one.items()}
+    data["small"]["jit"][-1] = {k: v * 3 if isinstance(v, float) else v
                                 for k, v in data["one"]["jit"].items()}
+    return data
+
+
+def _one_value_negative(data):
+    counts = data["instructions"]
+    data["one_python_instructions"] = counts["fixed"] + counts["negative"]
     return data
 
 
@@ -233,6 +259,9 @@ PERTURBATIONS = {
     "a jitted call steps up 10x by n = 1,000": _jit_small(10.0),
     "a jitted call faster on 1,000 values than on one": _jit_small(0.3),
     "a jitted call adds about its elements' work by n = 1,000": _adds_its_work,
+    "a jitted call adds about its elements' work on fewer threads at n = 1,000":
+        lambda d: _adds_its_work(_set("threads.xla_small", 1)(_set("threads.xla", 2)(d))),
+    "the one value negative": _one_value_negative,
     "XLA threads 1": _set("threads.xla", 1), "XLA threads 16": _set("threads.xla", 16),
     "XLA threads 2 at n, 1 at n = 1,000": lambda d: _set("threads.xla_small", 1)(_set("threads.xla", 2)(d)),
     "a jitted call steps up 10x on fewer threads at n = 1,000":

@@ -289,13 +289,14 @@ def test_the_versions_reason_says_whether_dispatch_or_work_sets_the_eager_jit_ra
     data = sample_data()  # one-element eager call 40 µs, eager at n 600 µs
     assert report(data).verdicts["eager_dispatch"] == {"kind": "work", "share": 40e-6 / 600e-6}
     work = rendered(data)
-    assert "A one-element eager call took 6.7 % of the eager time at n = 100,000" in work["docs"]
+    assert "A one-element eager call took 6.7 % of the eager call's time on `jnp.arange(100000)`" in work["docs"]
+    assert "`jnp.arange(100000)`에 대한 즉시 실행 호출 시간의 6.7%가" in work["docs-ko"]  # the verdict's input
     assert "eager JAX's work, not dispatch" in work["docs"] and "history.md#steady-calls" in work["docs"]
     assert "작업에 좌우된다" in work["docs-ko"] and "history.md#steady-calls" in work["docs-ko"]
     data["one"]["eager"] = _t(400e-6)
     assert report(data).verdicts["eager_dispatch"]["kind"] == "dispatch"
     dispatch = rendered(data)
-    assert "67 % of the eager time at n = 100,000, so the eager/jit ratio rests on eager dispatch" in dispatch["docs"]
+    assert "67 % of the eager call's time on `jnp.arange(100000)`, so the eager/jit ratio rests on eager dispatch" in dispatch["docs"]
     assert "history.md#dispatch" in dispatch["docs"] and "디스패치 비용에 좌우된다" in dispatch["docs-ko"]
 
 
