@@ -49,7 +49,8 @@ def step_verdicts(data):
 
 def first_call_verdicts(data):
     """The first execution against the second; YNNPACK's fusions, with and without
-    the option; the same step compiled without them; when jit is ahead."""
+    the option; the same step compiled without them (its first and its second
+    execution against the step's own); when jit is ahead."""
     f = data["first_call"]
     no = f["no_ynn"]
     verdicts = {"executions": compare(
@@ -63,6 +64,9 @@ def first_call_verdicts(data):
         verdicts["no_ynn_first"] = compare(
             no["first_execution"], f["first_execution"], ("no_ynn", "ynn"),
             ("first_call.no_ynn.first_execution", "first_call.first_execution"))
+        verdicts["no_ynn_second"] = compare(
+            no["second_execution"], f["second_execution"], ("no_ynn", "ynn"),
+            ("first_call.no_ynn.second_execution", "first_call.second_execution"))
     verdicts["break_even"] = break_even(data)
     return verdicts
 

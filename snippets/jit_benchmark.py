@@ -9,6 +9,7 @@ import contextlib
 import io
 import math
 import mmap
+import statistics
 import threading
 import time
 import types
@@ -45,6 +46,7 @@ STATED_CASES = {
 STATED_CACHES = {"dispatch": 8192, "trace": 2048, "lower": 2048, "compile": 2048}
 DISPATCH_N = 1_000_000
 FAULTS_SHOWN = 50  # loop page faults per call that name the cause (and 10x singles')
+SLOW_RETURN = 10  # a loop's call took this many times its loop's median call to return
 
 
 def measure(quick: bool) -> dict:
@@ -354,6 +356,37 @@ def page_faults_verdict(data) -> dict:
             "pages_per_result": d["result_bytes"] / d["page_bytes"]}
 
 
+def slow_returns(d) -> dict:
+    """The loops in which a call took over SLOW_RETURN times the loop's median call to
+    return (from the return before it, or the loop's start: what widens the returned
+    column's range):
+    how many loops, whether one had several, and the shortest and longest such call."""
+    slow, several = [], False
+    for run in d["all_runs"]:
+        returned = run["returned"]
+        took = [b - a for a, b in zip([0.0] + returned, returned)]
+        typical = statistics.median(took)
+        found = [t for t in took if t > SLOW_RETURN * typical]
+        several = several or len(found) > 1
+        slow.extend([found] if found else [])
+    every = [t for found in slow for t in found]
+    return {"kind": "some" if slow else "none", "loops": len(slow), "runs": d["runs"],
+            "several": several, "low": min(every, default=None),
+            "high": max(every, default=None), "factor": SLOW_RETURN}
+
+
+def shown_loop_row(d) -> list:
+    """The table's loop row: the loop the figure draws (the median by its last ready
+    time), its own last return, last ready time and their ratio; in brackets, the
+    interquartile range over all the loops (of each loop's own ratio, for the ratio)."""
+    returned, ready = d["returned"][-1], d["ready"][-1]
+    ratios = Timing([r["ready"][-1] / r["returned"][-1] for r in d["all_runs"]], 1)
+    return [word("loop", calls=d["calls"], runs=d["runs"]),
+            {"timing": [returned, d["loop_returned"]["q1"], d["loop_returned"]["q3"]]},
+            {"timing": [ready, d["loop_ready"]["q1"], d["loop_ready"]["q3"]]},
+            {"ratio": ready / returned, "range": [ratios.q1, ratios.q3]}]
+
+
 def report(data: dict) -> Report:
     """Tables and verdicts of the jit page, from its data alone."""
     be, d = data["break_even"], data["dispatch"]
@@ -363,17 +396,21 @@ def report(data: dict) -> Report:
     def compared(a, b, names):  # two timings of data["dispatch"], read from there
         return compare(d[a], d[b], names, (f"dispatch.{a}", f"dispatch.{b}"))
 
+    final = len(d["returned"]) - 1  # the figure's loop: its last return and ready time
+
     verdicts = {
         **{f"beats_{other}_{where}": break_even(data, other, i)
            for other in ("eager", "numpy") for where, i in sizes},
         "saving": saving_trend(data),
         "single_returns_early": compared("one_call_returned", "one_call_ready",
                                          ("returned", "ready")),
-        "loop_returns_early": compared("loop_returned", "loop_ready",
-                                       ("returned", "ready")),
+        "loop_returns_early": compare(
+            d["returned"][final], d["ready"][final], ("returned", "ready"),
+            (f"dispatch.returned.{final}", f"dispatch.ready.{final}")),
         "loop_vs_single": compared("loop_per_call", "one_call_ready",
                                    ("loop", "single")),
         "page_faults": page_faults_verdict(data),
+        "slow_returns": slow_returns(d),
     }
     threads = None not in be["xla_threads"]  # XLA:CPU writes its plan; others do not
     tables = {
@@ -403,9 +440,7 @@ def report(data: dict) -> Report:
             [[word("one_call", singles=d["singles"]), timing(d["one_call_returned"]),
               timing(d["one_call_ready"]),
               ratio_of(d["one_call_ready"], d["one_call_returned"])],
-             [word("loop", calls=d["calls"], runs=d["runs"]),  # medians over the loops,
-              timing(d["loop_returned"]), timing(d["loop_ready"]),  # as the verdict
-              ratio_of(d["loop_ready"], d["loop_returned"])]],
+             shown_loop_row(d)],
             {"n": d["n"]}),
     }
     return Report(tables=tables, verdicts=verdicts)

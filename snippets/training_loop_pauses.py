@@ -302,7 +302,8 @@ def jit_cache_sizes():
         # _cpp_pjit_cache_fun_only, for jit without options; no call in
         # jax 0.12.0.1 uses it: donate_argnums=() counts as an option)
         "dispatch": pjit._cpp_pjit_cache_explicit_attributes.capacity(),
-        "traced": pjit._infer_params_cached.cache_info().maxsize,  # functions
+        # traces, one per function and argument types
+        "traced": pjit._infer_params_cached.cache_info().maxsize,
         "lowered": pjit._pjit_lower.cache_info().maxsize,  # programs
         "compiled": pxla._cached_compilation.cache_info().maxsize,  # executables
     }

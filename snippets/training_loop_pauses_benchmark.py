@@ -24,7 +24,7 @@ import numpy as np
 import training_loop_pauses as tl
 from compilation import count_compilations
 from deeponet import PIDeepONet, evaluate_losses, loss_terms, random_functions
-from measurement import (Report, Table, Timing, bold, compare, fact, main, pair,
+from measurement import (SAME, Report, Table, Timing, bold, compare, fact, main, pair,
                          relative_paths, seconds, time_call, time_calls, timing, word)
 from training_loop_scenarios import STATED, mentions, run_scenarios, run_stale
 
@@ -311,6 +311,18 @@ def in_flight(found):
     return {"kind": kind, "found": found, "limit": CPU_IN_FLIGHT}
 
 
+def queue_bound(levels_found, in_flight_found):
+    """Whether the CPU client's full queue explains the timeline's low level (the page's
+    "hence"): "half_queue" where the chapter's two levels showed, the run filled the
+    queue (at_limit) and the run-ahead is about half of it (within SAME either way: the
+    loop queues two computations per iteration), else "not_shown"."""
+    half = in_flight_found["limit"] / 2
+    near = half / SAME <= levels_found["run_ahead"] <= half * SAME
+    kind = ("half_queue" if levels_found["kind"] == "two_levels" and near
+            and in_flight_found["kind"] == "at_limit" else "not_shown")
+    return {"kind": kind, "run_ahead": levels_found["run_ahead"], "half": half}
+
+
 def compared(data, a, b, names, expect=None):
     """compare() of two timings found at paths a and b of data (None: not measured);
     `expect`: the name this chapter's explanation expects to be faster."""
@@ -360,6 +372,7 @@ def report(data: dict) -> Report:
         "in_flight": in_flight(c["in_flight"]),
         "levels": levels(data["timeline"]["original"], c["step"]["median"]),
     }
+    verdicts["queue_bound"] = queue_bound(verdicts["levels"], verdicts["in_flight"])
     scenario_rows = []
     for key in STATED:
         title = word(key, n=sc["n_points"], b=sc["batch_size"])

@@ -492,6 +492,18 @@ def rendered(data):
     return rendered_page("deeponet.md", results)
 
 
+@pytest.mark.parametrize("second, en, ko", [
+    (0.006, "and its second 6 ms, 2× slower", "두 번째 실행은 6 ms 걸려 퓨전이 있을 때보다 2배 느렸다."),
+    (0.0015, "and its second 1.5 ms, 2× faster", "두 번째 실행은 1.5 ms 걸려 퓨전이 있을 때보다 2배 빨랐다."),
+    (0.003, "and its second 3 ms, about the same", "두 번째 실행은 3 ms 걸려 퓨전이 있을 때와 거의 같았다.")])
+def test_the_step_without_ynnpack_fusions_words_its_second_execution_too(second, en, ko):
+    """Its second execution against the step's own second (3 ms), either way."""
+    data = sample_data()
+    data["first_call"]["no_ynn"]["second_execution"] = second
+    pages = rendered(data)
+    assert en in pages["docs"] and ko in pages["docs-ko"]
+
+
 def test_the_headline_holds_i_fixed_and_says_what_a_new_i_costs():
     pages = rendered(sample_data())
     assert "with nothing compiled during a step" in pages["docs"]
@@ -540,7 +552,7 @@ def test_the_page_says_whether_the_rounds_stopped_at_the_cap():
     assert "4 to 5 rounds, until one moved no quartile by over 5 %" in settled["docs"]
     cap = rendered(rounds_at_the_cap(sample_data()))
     assert "in turns for 5 rounds, the cap: not every spread had settled sooner" in cap["docs"]
-    assert "상한인 5라운드(round)까지 쟀다. 모든 흩어짐이 그 전에 자리 잡지는 않았다" in cap["docs-ko"]
+    assert "상한인 5라운드(round)까지 쟀다. 모든 시간의 흩어짐이 그 전에 안정되지는 않았다" in cap["docs-ko"]
     assert report(rounds_settled(rounds_at_the_cap(sample_data()))).verdicts["rounds"] == {
         "kind": "settled"}
 

@@ -85,7 +85,22 @@ def _returns_when_ready(data):
     d = data["dispatch"]
     d["one_call_returned"], d["loop_returned"] = d["one_call_ready"], d["loop_ready"]
     d["returned"] = list(d["ready"])
+    for run in d["all_runs"]:
+        run["returned"] = list(run["ready"])
     return data
+
+
+def _returns_every(step, slow=None):
+    """Every loop's calls returning `step` s apart; slow: (loop, call, seconds), one call
+    of one loop taking that long to return instead."""
+    def change(data):
+        for k, run in enumerate(data["dispatch"]["all_runs"]):
+            took = [step] * len(run["returned"])
+            if slow and slow[0] == k:
+                took[slow[1]] = slow[2]
+            run["returned"] = [sum(took[:i + 1]) for i in range(len(took))]
+        return data
+    return change
 
 
 PERTURBATIONS = {
@@ -93,6 +108,8 @@ PERTURBATIONS = {
     "loop call as fast as a single call":
         lambda data: _set("dispatch.loop_per_call", copy.deepcopy(data["dispatch"]["one_call_ready"]))(data),
     "calls return only when ready": _returns_when_ready,
+    "no call slow to return": _returns_every(5e-6),
+    "one call slow to return, in one loop": _returns_every(5e-6, (1, 3, 1e-3)),
     "page faults not counted": _set("dispatch.page_faults_per_call", {"loop": None, "single_calls": None}),
     "few page faults": _set("dispatch.page_faults_per_call", {"loop": 3.0, "single_calls": 2.0}),
     "saving shrinks with n": _savings_reversed,
@@ -204,18 +221,41 @@ def test_the_loop_against_a_single_call_is_a_comparison(data):
     assert ready["single_returns_early"]["kind"] == ready["loop_returns_early"]["kind"] == "same"
 
 
-def test_the_loop_row_and_sentence_are_medians_over_the_loops(data):
-    """Not the one loop the figure shows: the table's loop row is the verdict's medians
-    and range, and the sentence's per-call times come from the same medians."""
-    from measurement import fmt_seconds
+def test_the_loop_row_and_sentence_are_the_figures_loop(data):
+    """One loop, the figure's (the median by its last ready time): the table's loop row,
+    the verdict and the sentence give its own times, never medians of different loops;
+    the brackets are the interquartile range over the loops, of each loop's own ratio."""
+    from measurement import Timing, fmt_seconds
     d, rep = data["dispatch"], report(data)
+    runs = sorted(d["all_runs"], key=lambda r: r["ready"][-1])
+    assert runs[len(runs) // 2]["ready"] == d["ready"] and runs[len(runs) // 2]["returned"] == d["returned"]
     row, verdict = rep.tables["dispatch"].rows[1], rep.verdicts["loop_returns_early"]
-    assert row[1]["timing"][0] == d["loop_returned"]["median"]
-    assert row[3] == {"ratio": verdict["ratio"], "range": [verdict["low"], verdict["high"]]}
+    assert row[1]["timing"] == [d["returned"][-1], d["loop_returned"]["q1"], d["loop_returned"]["q3"]]
+    assert row[2]["timing"] == [d["ready"][-1], d["loop_ready"]["q1"], d["loop_ready"]["q3"]]
+    ratios = Timing([r["ready"][-1] / r["returned"][-1] for r in d["all_runs"]], 1)
+    assert row[3] == {"ratio": verdict["ratio"], "range": [ratios.q1, ratios.q3]}
+    assert verdict["ratio"] == max(d["ready"][-1], d["returned"][-1]) / min(d["ready"][-1], d["returned"][-1])
     if verdict["winner"] == "returned":
-        page = _prose(render(data, "en"))
-        assert f"report {fmt_seconds(d['loop_returned']['median'] / d['calls'])} per call instead of " \
-               f"{fmt_seconds(d['loop_per_call']['median'])}" in " ".join(page.split())
+        page = " ".join(_prose(render(data, "en")).split())
+        assert f"returned after {fmt_seconds(d['returned'][-1])}, the last result only after " \
+               f"{fmt_seconds(d['ready'][-1])}:" in page
+        assert f"report {fmt_seconds(d['returned'][-1] / d['calls'])} per call instead of " \
+               f"{fmt_seconds(d['ready'][-1] / d['calls'])}" in page
+
+
+def test_calls_slow_to_return_are_counted_per_loop(data):
+    """The loops in which a call took over SLOW_RETURN times its loop's median call to
+    return, worded from the verdict in both editions (none: no sentence)."""
+    none = report(PERTURBATIONS["no call slow to return"](copy.deepcopy(data))).verdicts["slow_returns"]
+    assert none["kind"] == "none" and none["loops"] == 0
+    one = PERTURBATIONS["one call slow to return, in one loop"](copy.deepcopy(data))
+    verdict = report(one).verdicts["slow_returns"]
+    assert (verdict["kind"], verdict["loops"], verdict["several"]) == ("some", 1, False)
+    assert verdict["low"] == verdict["high"] == pytest.approx(1e-3)
+    if report(one).verdicts["loop_returns_early"]["winner"] == "returned":
+        assert f"One call in 1 of the {data['dispatch']['runs']} loops took 1 ms to return." in _prose(render(one, "en"))
+        assert f"루프 {data['dispatch']['runs']}번 가운데 1번에서 반환까지 1 ms 걸린 호출이 하나 있었다." \
+            in _prose(render(one, "ko"))
 
 
 def test_page_faults_name_the_cause_only_when_counted_and_many(data):

@@ -105,6 +105,18 @@ def _level(factor):
     return change
 
 
+def _run_ahead(count):
+    """After each logging iteration `count` iterations under a tenth of a step, then a
+    step each: the chapter's two levels, its low one `count` iterations long."""
+    def change(data):
+        orig, step = _loop(data, "original"), data["costs"]["step"]["median"]
+        every = orig["log_every"]
+        orig["seconds"] = [s if i % every == 0 else step / 10 if i % every <= count else step
+                           for i, s in enumerate(orig["seconds"])]
+        return data
+    return change
+
+
 def _full_build(step_difference, kept_alive):
     """The cases a full build runs (quick mode runs one), with these outcomes."""
     def change(data):
@@ -139,6 +151,8 @@ PERTURBATIONS = {
     "in flight: 4": _in_flight(4),
     "in flight: over the CPU client's limit": _in_flight(64),
     "no run-ahead": _flat_timeline,
+    "at the CPU client's limit, a run-ahead of 4 iterations":
+        lambda d: _run_ahead(4)(_in_flight(bench.CPU_IN_FLIGHT)(d)),
     "a run-ahead, then slow iterations": _slow_level,
     "a run-ahead, then 1.5 steps each": _level(1.5),
     "a run-ahead, then 0.7 steps each": _level(0.7),
@@ -212,12 +226,28 @@ def rendered(data):
 
 
 @pytest.mark.parametrize("change, en, ko", [
-    (lambda d: d, "then about a step each (1 step, median)", "그다음에는 대략 스텝 하나만큼씩 걸린다"),
-    (_level(1.5), "then more than a step each (1.5 steps, median)", "그다음에는 스텝 하나보다 오래 걸린다"),
-    (_level(0.7), "then under a step each (0.7 steps, median)", "그다음에는 스텝 하나보다 짧게 걸린다")])
+    (lambda d: d, "then about a step each (1 step, median)", "그다음 반복들은 하나하나 대략 스텝 하나만큼 걸린다"),
+    (_level(1.5), "then more than a step each (1.5 steps, median)", "그다음 반복들은 하나하나 스텝 하나보다 오래 걸린다"),
+    (_level(0.7), "then under a step each (0.7 steps, median)", "그다음 반복들은 하나하나 스텝 하나보다 짧게 걸린다")])
 def test_the_upper_level_is_worded_against_the_sites_threshold(change, en, ko):
     pages = rendered(change(_data()))
     assert en in pages["docs"] and ko in pages["docs-ko"]
+
+
+@pytest.mark.parametrize("found, ahead, kind", [
+    (32, 16, "half_queue"), (32, 15, "half_queue"), (32, 4, "not_shown"), (20, 16, "not_shown"),
+    (64, 16, "not_shown")])
+def test_the_queue_explains_the_low_level_only_when_filled_and_half_as_long(found, ahead, kind):
+    """"Hence the timeline's low level" only where this run filled the CPU client's queue
+    and about half as many iterations as it holds ran ahead."""
+    data = _in_flight(found)(_data())  # its step: 1 ms; 40 iterations between logging ones
+    data["timeline"]["original"] = bench.summary(
+        [50e-3 if i % 40 == 0 else 1e-4 if i % 40 <= ahead else 1e-3 for i in range(81)], [1e-3] * 3, 40)
+    verdict = bench.report(data).verdicts["queue_bound"]
+    assert verdict["kind"] == kind and verdict["run_ahead"] == ahead
+    pages = rendered(data)
+    assert ("Hence the timeline's low level" in pages["docs"]) == (kind == "half_queue")
+    assert ("타임라인의 낮은 층이 이것이다" in pages["docs-ko"]) == (kind == "half_queue")
 
 
 def test_in_flight_counts_are_data():
