@@ -4,7 +4,7 @@
 # ---
 
 # %% [markdown]
-# # DeepONet 스텝 노트북
+# # 노트북: DeepONet 스텝
 #
 # [DeepONet 장](../../deeponet/)의 모델을 이 사이트를 빌드하면서 실행한 노트북이다. 몇 초 안에
 # 끝나도록 아주 작은 크기로 실행한다(CPU에서는 그 대부분이 스텝을 컴파일하는 시간이다). 모델을
@@ -31,7 +31,7 @@
 # --8<-- "deeponet.py:evaluate"
 
 # %% [markdown]
-# ## 1. jit 스텝
+# ## 1. jit한 스텝
 #
 # 시간을 재는 호출은 저마다 `block_until_ready`로 결과를 기다리고, 학습할 때처럼 새 `i`를
 # 받는다. jit하지 않은 스텝 `PIDeepONet.step.__wrapped__`는 첫 호출 때 프리미티브를 하나씩

@@ -4,7 +4,7 @@
 # ---
 
 # %% [markdown]
-# # jit이 내는 오류 노트북
+# # 노트북: jit이 내는 오류
 #
 # [오류 장](../../sharp-bits/)의 함정과 해법을 이 사이트를 빌드하면서 실행한 노트북이다. 코드
 # 셀은 `snippets/sharp_bits.py`에서 포함했다. 함정은 일부러 실패한다. `show`가 오류를 잡아
@@ -86,7 +86,7 @@ show(lambda: positive_sum(jnp.array([-1.0, 2.0, -3.0, 4.0])))
 show(lambda: positive_sum_where(jnp.array([-1.0, 2.0, -3.0, 4.0])))
 
 # %% [markdown]
-# ## 6. 트레이싱 중에 읽히는 print와 전역 변수(오류는 없고, 낡은 값이 남는다)
+# ## 6. 트레이싱 중에만 실행되는 print와 전역 변수 읽기(오류 없이 낡은 값이 남는다)
 
 # %%
 # --8<-- "sharp_bits.py:trace_time_pitfall"
