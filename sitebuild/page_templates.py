@@ -46,12 +46,11 @@ def load_words(docs_dir: Path) -> dict:
 
 
 def speed_change(results: dict, words: dict) -> str:
-    """' (its machine check 1.9× slower by the end of its run)' when a full-size run's machine check,
-    before and after it measured, moved (measurement.state_moved; quick runs share the cores)."""
-    check = {} if results.get("quick") else results.get("machine_check") or {}
-    if not check.get("start") or not snippet_runs.measurement().state_moved(check["start"], check["end"]):
+    """' (its machine check 1.9× slower by the end of its run)' when a full-size run's machine
+    check moved by more than MOVED (measurement.check_change; quick runs share the cores)."""
+    change, moved = snippet_runs.measurement().check_change(results), snippet_runs.measurement().MOVED
+    if change is None or 1 / moved <= change <= moved:
         return ""
-    change = snippet_runs.measurement().state_change(check["start"], check["end"])
     return words["stamp"]["slower" if change > 1 else "faster"].format(ratio=f"{max(change, 1 / change):.1f}")
 
 
@@ -150,7 +149,8 @@ def _environment(words: dict) -> jinja2.Environment:
     env.filters.update(_formats(words))
     env.filters = {name: _passes_pending(f) for name, f in env.filters.items()}
     m = snippet_runs.measurement()
-    env.globals.update(words=words, thresholds={"same": m.SAME, "close": m.CLOSE, "moved": m.MOVED})
+    env.globals.update(words=words, thresholds={"same": m.SAME, "close": m.CLOSE, "moved": m.MOVED},
+                       machine_change=_passes_pending(m.check_change))
     if words.get("macros"):
         module = env.from_string(words["macros"]).module
         env.globals.update({name: _passes_pending(getattr(module, name))

@@ -502,6 +502,14 @@ def state_change(before: dict, after: dict) -> float:
     return max((after[k] / before[k] for k in before), key=lambda r: max(r, 1 / r))
 
 
+def check_change(results: dict) -> float | None:
+    """How far a full-size run's machine check (its results' machine_check) moved while
+    it measured (state_change); None for a quick run (its runs share the cores) or none.
+    Pages read it as machine_change(results)."""
+    check = {} if results.get("quick") else results.get("machine_check") or {}
+    return state_change(check["start"], check["end"]) if check.get("start") else None
+
+
 def state_moved(before: dict, after: dict) -> bool:
     """Whether the machine changed state while it measured (state_change, by MOVED)."""
     return not 1 / MOVED <= state_change(before, after) <= MOVED

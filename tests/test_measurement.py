@@ -231,6 +231,14 @@ def test_the_state_moved_when_the_tiny_jitted_call_changed_speed_by_moved():
     assert measurement.state_moved(before, {"tiny_jit_call": 4e-6 / moved / 1.01})
 
 
+def test_a_runs_machine_check_change_is_its_call_that_moved_most_and_none_when_quick():
+    check = {"start": {"loop": 1.0, "tiny_jit_call": 4e-6},
+             "end": {"loop": 1.1, "tiny_jit_call": 2e-6}}
+    assert measurement.check_change({"quick": False, "machine_check": check}) == 0.5
+    assert measurement.check_change({"quick": True, "machine_check": check}) is None
+    assert measurement.check_change({"quick": False}) is None
+
+
 def test_the_cpu_is_named_where_the_sandbox_hides_its_model(monkeypatch):
     cpuinfo = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 175\n"
                "model\t\t: 1\nmodel name\t: unknown\nstepping\t: unknown\n\n"
