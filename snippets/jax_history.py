@@ -2,8 +2,10 @@
 
 The build runs no old JAX release: history/measure.py measured each one in its own
 environment and committed the rows to history/releases.csv. This snippet reads that file
-(it measures nothing), checks that the release this site runs is in it, and turns it
-into the chapter's tables, verdicts and figures.
+(it measures nothing itself), checks that the release this site runs is in it, and turns
+it into the chapter's tables, verdicts and figures. Beside the dataset's installed
+release it sets the SELU chapter's jitted call at the dataset's smaller n, as this build
+timed it (snippets/selu_benchmark.py's results; run alone, that snippet measures first).
 
     python snippets/jax_history.py     # the chapter's tables, from the committed rows
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 import published
 from deeponet import DEFAULT
 from measurement import (DocumentationMismatch, Report, Table, compare, fact, main,
-                         pair, ratio, seconds, word)
+                         pair, ratio, seconds, shared, word)
 
 ROOT = Path(__file__).resolve().parent.parent
 # What this snippet reads outside snippets/: the build's cache key covers these files
@@ -97,7 +99,9 @@ WAYS = ("eager", "jit", "numpy")
 BRIDGED = ["python_loop", "dispatch_eager", "dispatch_jit", "selu_jit_small",
            "selu_jit_large", "first_trace_lower", "first_compile", "deeponet_jit",
            "deeponet_eager"]
-# The JAX docs' SELU figures the Korean post quotes (2022, Colab): eager, jitted.
+# The JAX docs' SELU figures (the JAX 101 notebook's outputs, 2022, Colab): eager,
+# jitted; and as the Korean post quotes them (its eager figure differs).
+DOCS = published.SELU["jax101"]
 POST = published.SELU["post"]
 
 
@@ -292,12 +296,28 @@ def load(path: Path, installed: str, digest: str) -> dict:
     }
 
 
+def this_build(selu: dict, n: int) -> dict | None:
+    """The SELU chapter's jitted call at n (its standard normal float32 input), as this
+    build timed it, and the backend it ran on; None where the chapter has no such n."""
+    import jax
+
+    scaling = selu["scaling"]
+    if n not in scaling["n"]:
+        return None
+    t = scaling["jit"][scaling["n"].index(n)]
+    return {"n": n, "jit": {k: t[k] for k in ("median", "q1", "q3")},
+            "backend": jax.default_backend()}
+
+
 def measure(quick: bool) -> dict:
-    """Read the committed dataset (quick or not: nothing is measured here)."""
+    """Read the committed dataset (quick or not: nothing is measured here), and the
+    SELU chapter's jitted call beside it (this build's; run alone, measured first)."""
+    selu = shared("selu_benchmark", quick)  # first: alone, it starts processes
     data = load(ROOT / DATASET, version("jax"), probe_digest())
     fact("history.jaxlib_is_its_jax", all(
         s["jaxlib"] == [r] for r, s in zip(data["releases"], data["stats"])),
         "the chapter says every release ran with the jaxlib of its own version")
+    data["here"] = this_build(selu, data["sizes"]["n_small"])
     return data
 
 
@@ -381,12 +401,25 @@ def report(data: dict) -> Report:
                 a, b, tuple(s["python"] for s in bridge["stats"]),
                 tuple(f"bridge.stats.{k}.absolute.{name}" for k in (0, 1)))
     verdicts = {k: v for k, v in verdicts.items() if v is not None}
-    # The post's eager / jit ratio beside each release's (both in one process each).
+    # This build's SELU chapter beside the dataset, the installed release at the smaller
+    # n (on a CPU, as the dataset's rows): "faster", CLOSE (= MOVED) apart or more, is
+    # the machine's doing, not JAX's, as the release is the same.
+    here = data.get("here")
+    if here and here["backend"] == "cpu" and data["installed"] in releases:
+        i = releases.index(data["installed"])
+        if "selu_jit_small" in stats[i]["absolute"]:
+            verdicts["here_selu_jit_small"] = compare(
+                stats[i]["absolute"]["selu_jit_small"], here["jit"],
+                (data["installed"], "build"),
+                (f"stats.{i}.absolute.selu_jit_small", "here.jit"))
+    # The docs' eager / jit ratio (the notebook's figures, which the post quotes) beside
+    # each release's (both in one process each).
     ratios = [s["relative"]["selu_eager_large"]["median"]
               / s["relative"]["selu_jit_large"]["median"] for s in stats]
-    post = POST[0] / POST[1]
+    post = DOCS[0] / DOCS[1]
     verdicts["post"] = {"ratio": post, "lowest": min(ratios), "highest": max(ratios),
-                        "below": sum(r < post for r in ratios), "of": len(ratios)}
+                        "below": sum(r < post for r in ratios), "of": len(ratios),
+                        "eager": DOCS[0], "jit": DOCS[1], "quoted": list(POST)}
 
     def cell(i, name, kind="relative"):
         t = stats[i][kind].get(name)

@@ -207,6 +207,10 @@ def report(data: dict) -> Report:
                              expect)
                 # at the largest length; the chapter expects fori_loop to compile sooner
                 for key, expect in (("first", "fori"), ("steady", None))}
+    # scan against fori_loop once compiled (both one scan in the jaxpr), same length
+    verdicts["steady_scan"] = compare(
+        res["scan"]["steady"], res["fori"]["steady"], ("scan", "fori"),
+        (f"{last['scan']}.steady", f"{last['fori']}.steady"))
     tables = {
         "errors": Table(["pitfall", "raised_at", "raises", "also"], rows,
                         {"jax": data["jax"]}),

@@ -265,8 +265,9 @@ DEEPONET_RESULTS = {**SELU_RESULTS, "data": {
     "first_call": {"total": t(1.09)}}}
 
 
-def rendered(data, page="frameworks.md", quick=False) -> dict[str, str]:
-    """The page in both editions ("en", "ko"), rendered from `data`."""
+def rendered(data, page="frameworks.md", quick=False, check=None, deeponet=None) -> dict[str, str]:
+    """The page in both editions ("en", "ko"), rendered from `data` (check: the build's
+    machine check around the run; deeponet: the DeepONet chapter's results)."""
     import page_templates
 
     out = {}
@@ -274,8 +275,8 @@ def rendered(data, page="frameworks.md", quick=False) -> dict[str, str]:
         text, meta = get_data((folder / page).read_text(encoding="utf-8"))
         out[edition] = page_templates.render(
             text, page=page, page_url=page.removesuffix(".md") + "/",
-            results={"frameworks_benchmark": results_of(data, quick), "selu_benchmark": SELU_RESULTS,
-                     "deeponet_benchmark": DEEPONET_RESULTS},
+            results={"frameworks_benchmark": {**results_of(data, quick), "machine_check": check or {}},
+                     "selu_benchmark": SELU_RESULTS, "deeponet_benchmark": deeponet or DEEPONET_RESULTS},
             words=page_templates.load_words(folder), page_words=meta.get("words"))
     return out
 
@@ -592,3 +593,34 @@ def test_the_agreement_tables_name_their_tolerances():
     assert "largest absolute difference to jax.jit (allowed: 2e-05)" in pages["en"]
     assert "diff. to jax.jit (allowed: 1e-04 / 3e-06)" in pages["en"]
     assert "jax.jit과의 최대 절대 차이 (허용: 2e-05)" in pages["ko"] and "(허용: 1e-04 / 3e-06)" in pages["ko"]
+
+
+def test_the_builds_machine_check_around_the_run_is_said_as_on_the_selu_page():
+    """Beside the workers' own loops: the machine check before and after the whole run, the
+    call that moved most, against the 2x (MOVED) that counts as a move; none without one."""
+    start = {"python_loop": 180e-6, "tiny_jit_call": 6.6e-6, "tiny_numpy_call": 0.94e-6}
+    for factor, en, ko in ((1.93, "was 1.9× slower after the run than before, under the 2× that counts",
+                            "뒤가 앞보다 1.9배 느렸다. 변화로 치는 2배에는 못 미친다."),
+                           (1 / 2.5, "was 2.5× faster after the run than before, more than the 2× that counts",
+                            "뒤가 앞보다 2.5배 빨랐다. 변화로 치는 2배를 넘는다.")):
+        end = {**start, "tiny_numpy_call": start["tiny_numpy_call"] * factor}
+        pages = {k: prose(v) for k, v in rendered(full_data(), check={"start": start, "end": end}).items()}
+        assert en in pages["en"] and ko in pages["ko"], factor
+    pages = {k: prose(v) for k, v in rendered(full_data()).items()}
+    assert "machine check" not in pages["en"].split("## The rules")[1].split("- **The first call**")[0]
+    assert "머신 점검" not in pages["ko"]
+
+
+def test_the_intro_gives_the_deeponet_chapters_own_step_where_it_differs_by_same_or_more():
+    """The ratios to jax.jit rest on this chapter's step; where the DeepONet chapter timed
+    the same step more than SAME apart, the opening gives that time beside it."""
+    import copy
+
+    far = {k: prose(v) for k, v in rendered(full_data()).items()}  # 3 ms here, 2.34 ms there
+    assert "`jax.jit` took 3 ms here (2.34 ms in [that chapter](deeponet.md)'s own runs):" in far["en"]
+    assert "`jax.jit`은 이 장에서는 3 ms 걸렸다([DeepONet 장](deeponet.md)이 따로 잰 값은 2.34 ms)." in far["ko"]
+    close = copy.deepcopy(DEEPONET_RESULTS)
+    close["data"]["scaling"]["jit"][1] = t(2.9e-3)
+    near = {k: prose(v) for k, v in rendered(full_data(), deeponet=close).items()}
+    assert "`jax.jit` took 3 ms:" in near["en"] and "own runs" not in near["en"].split("## The rules")[0]
+    assert "`jax.jit`은 3 ms 걸렸다." in near["ko"] and "따로 잰 값" not in near["ko"].split("## 규칙")[0]

@@ -16,6 +16,54 @@ from test_history import DATASET, measure, read, write
 
 EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
 
+
+def timing(median):
+    return {"median": median, "q1": median * 0.96, "q3": median * 1.04}
+
+
+def selu_chapter(jit_small=6.3e-6, sizes=(1000, 10_000, 100_000)):
+    """A stand-in for the SELU chapter's results (snippets/selu_benchmark.py's data) as
+    measure() reads them with shared(): run alone, that would measure the chapter first."""
+    return {"scaling": {"n": list(sizes),
+                        "jit": [timing(jit_small * n / sizes[0]) for n in sizes]}}
+
+
+def measured(selu=None):
+    """measured(), beside a stand-in SELU chapter (selu_chapter())."""
+    real = jax_history.shared
+    jax_history.shared = lambda name, quick: selu or selu_chapter()
+    try:
+        return jax_history.measure(quick=True)
+    finally:
+        jax_history.shared = real
+
+
+def installed_selu_small(data):
+    """The dataset's jitted SELU at the smaller n, in the installed release."""
+    return data["stats"][data["releases"].index(data["installed"])]["absolute"]["selu_jit_small"]
+
+
+def beside(factor, backend="cpu"):
+    """This build's SELU chapter at the dataset's smaller n, `factor` times the dataset's
+    installed release there (a PERTURBATIONS change)."""
+    def change(data):
+        median = installed_selu_small(data)["median"] * factor
+        data["here"] = {"n": data["sizes"]["n_small"], "jit": timing(median), "backend": backend}
+        return data
+    return change
+
+
+# How another build's data differ (tests/sitebuild/test_perturbations.py renders every page
+# from each): the committed dataset stays; this build's SELU chapter beside it moves.
+PERTURBATIONS = {
+    "this build's SELU chapter 6x faster than the dataset's machine": beside(1 / 6),
+    "this build's SELU chapter 3x slower than the dataset's machine": beside(3.0),
+    "this build's SELU chapter as fast as the dataset's machine": beside(1.0),
+    "this build's SELU chapter 1.5x faster than the dataset's machine": beside(1 / 1.5),
+    "this build's SELU chapter on a TPU": beside(1 / 6, "tpu"),
+}
+
+
 def dataset_variant(tmp_path, drop=None, fail=None, drop_installed=False):
     """The committed rows with one release left out, one failed, or the installed gone."""
     rows = [r for r in read(DATASET) if r["release"] != drop
@@ -53,7 +101,7 @@ def render_both(results):
 
 
 def test_the_chapter_reads_the_committed_dataset():
-    data = jax_history.measure(quick=True)
+    data = measured()
     assert data["releases"][-1] == version("jax") or version("jax") in data["releases"]
     assert data["releases"] == sorted(data["releases"], key=jax_history.release_key)
     report = jax_history.report(data)
@@ -74,7 +122,7 @@ def test_the_dataset_covers_every_minor_release_and_each_release_the_chapter_nam
     wanted = {r for releases in minors.values() for r in (releases[0], releases[-1])}
     wanted |= {release for release, _ in jax_history.CHANGES.values()} | {version("jax")}
     assert not wanted - have, sorted(wanted - have, key=jax_history.release_key)
-    data = jax_history.measure(quick=True)
+    data = measured()
     assert {"3.11.7", "3.13.0"} <= {p["python"] for p in data["pythons"]}
     assert data["bridge"] and data["bridge"]["stats"][0]["python"] != data["bridge"]["stats"][1]["python"]
 
@@ -138,7 +186,7 @@ def test_each_figure_draws_with_the_pages_words(edition):
 
     import figures
 
-    data = jax_history.measure(quick=True)
+    data = measured()
     common = page_templates.load_words(EDITIONS[edition])
     meta = get_data((EDITIONS[edition] / "history.md").read_text(encoding="utf-8"))[1]
     family = matplotlib.rcParams["font.family"]
@@ -156,7 +204,7 @@ def test_each_figure_draws_with_the_pages_words(edition):
 def test_verdicts_follow_the_data(tmp_path):
     """The newest release made 3x slower than the oldest in every JAX series: the chapter's
     verdicts turn."""
-    data = jax_history.measure(quick=True)
+    data = measured()
     first, last = data["stats"][0]["relative"], data["stats"][-1]["relative"]
     for name, t in last.items():  # from the oldest's range, above it however the dataset moves
         base = first.get(name, t)
@@ -174,7 +222,7 @@ def test_the_yardsticks_drift_is_read_on_one_python_and_numpys_own_move_is_said(
     SELU at the smaller n, the page gives NumPy's own move, where it moved."""
     import copy
 
-    data = jax_history.measure(quick=True)
+    data = measured()
     run = max(data["pythons"], key=lambda p: p["count"])
     v = jax_history.report(data).verdicts
     assert list(v["yardstick_python_loop"]["names"]) == [run["first"], run["last"]]
@@ -248,7 +296,7 @@ def test_every_verdict_reads_its_numbers_and_decides_a_sentence_in_both_editions
     the same, and each compare() verdict turned the other way changes both editions."""
     import copy
 
-    results = results_for(jax_history.measure(quick=True))
+    results = results_for(measured())
     for name, verdict in results["verdicts"].items():
         if "reads" in verdict:
             a, b = (_at(results["data"], path) for path in verdict["reads"])
@@ -280,13 +328,13 @@ def test_a_changelog_bullet_names_what_moved_and_groups_what_stayed_in_both_edit
     processes are named together once (grouped() on the page, as the Python paragraph)."""
     import copy
 
-    results = copy.deepcopy(results_for(jax_history.measure(quick=True)))
+    results = copy.deepcopy(results_for(measured()))
     v = results["verdicts"]
     for name in ("cpu_runtime_selu_jit_large", "cpu_runtime_selu_jit_small"):
         del v[name]  # the bullet keeps three series: two within the spread, one that moved
     for name in ("cpu_runtime_first_compile", "cpu_runtime_dispatch_eager",
                  "stackless_first_trace_lower", "stackless_dispatch_eager"):
-        v[name].update(kind="same", winner=None, loser=None)
+        v[name].update(kind="same", winner=None, loser=None, low=0.95)  # ranges that meet
     step = v["cpu_runtime_deeponet_jit"]
     step.update(kind="faster", winner=step["names"][1], loser=step["names"][0], ratio=2.0)
     first, last = step["names"]
@@ -299,3 +347,68 @@ def test_a_changelog_bullet_names_what_moved_and_groups_what_stayed_in_both_edit
     assert ("tracing and lowering as well as eager dispatch stayed within the spread "
             "between processes.") in pages["en"]
     assert "트레이싱과 로워링, 즉시 실행 디스패치는 모두 프로세스 사이의 흩어짐 안에" in pages["ko"]
+
+
+def test_a_same_verdict_whose_processes_ranges_do_not_meet_moved_less_than_the_threshold():
+    """"Within the spread between processes" only where the processes' ranges meet; a
+    "same" verdict by the 1.1x rule alone (low > 1) moved, by less than that, in both
+    editions: in a changelog bullet (grouped()) and in a sentence of its own (moved())."""
+    import copy
+
+    results = copy.deepcopy(results_for(measured()))
+    v = results["verdicts"]
+    for name in ("stackless_first_trace_lower", "stackless_dispatch_eager"):
+        v[name].update(kind="same", winner=None, loser=None, ratio=1.03, low=0.95, high=1.1)
+    v["stackless_dispatch_eager"]["low"] = 1.02  # 1.03x apart, the ranges apart
+    v["dispatch_jit"].update(kind="same", winner=None, loser=None, ratio=1.05, low=1.01, high=1.1)
+    pages = {e: " ".join(t.split()) for e, t in render_both(results).items()}
+    first, last = v["stackless_dispatch_eager"]["names"]
+    assert (f"from {first} to {last}, eager dispatch moved less than 1.1× (medians 1.03× apart); "
+            "tracing and lowering stayed within the spread between processes.") in pages["en"]
+    assert (f"{first}에서 {last}까지 즉시 실행 디스패치는 1.1배 미만으로 움직였다(중앙값 1.03배 차이). "
+            "트레이싱과 로워링은 프로세스 사이의 흩어짐 안에 머물렀다.") in pages["ko"]
+    assert "a jitted call moved less than 1.1× (medians 1.05× apart) from" in pages["en"]
+    assert "jit한 호출은" in pages["ko"] and "1.1배 미만으로 움직였다(중앙값 1.05배 차이)" in pages["ko"]
+
+
+def test_this_builds_selu_chapter_is_set_beside_the_datasets_machine_in_both_editions():
+    """The installed release's jitted SELU at the smaller n, as the dataset's machine and as
+    this build timed it: apart by CLOSE (= MOVED) or more, the page says small calls depend
+    on the machine; near, it gives both numbers; on another backend, or where the SELU
+    chapter has no such n, it says nothing of it."""
+    assert measurement.CLOSE == measurement.MOVED  # "faster" is "moved", as the page says
+    data = measured(selu_chapter(jit_small=1e-9))  # replaced below, from the dataset
+    assert data["here"]["n"] == data["sizes"]["n_small"] and data["here"]["backend"] == "cpu"
+    for factor, kind in ((1 / 6, "faster"), (1.0, "same"), (1 / 1.5, "close")):
+        changed = beside(factor)(measured())
+        verdict = jax_history.report(changed).verdicts["here_selu_jit_small"]
+        assert verdict["kind"] == kind, factor
+        assert verdict["reads"][1] == "here.jit"
+        pages = {e: " ".join(t.split()) for e, t in render_both(results_for(changed)).items()}
+        assert "This build's [SELU page](selu.md) timed" in pages["en"]
+        assert "이 빌드의 [SELU 장](selu.md)은" in pages["ko"]
+        assert ("calls this small depend on the machine" in pages["en"]) == (kind == "faster")
+        assert ("머신에 따라 달라진다" in pages["ko"]) == (kind == "faster")
+        assert ("about as fast as the dataset's" in pages["en"]) == (kind == "same")
+    step = jax_history.report(data).verdicts["selu_jit_small_step"]
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(beside(1 / 6)(measured()))).items()}
+    if step["kind"] != "same":
+        assert f"as may the step at {step['names'][1]}" in pages["en"]
+        assert f"{step['names'][1]}에서의 변화 폭도 머신에 따라 다를 수 있다" in pages["ko"]
+    for changed in (beside(1 / 6, "tpu")(measured()), measured(selu_chapter(sizes=(10**5,)))):
+        assert "here_selu_jit_small" not in jax_history.report(changed).verdicts
+        pages = render_both(results_for(changed))
+        assert "This build's [SELU page]" not in pages["en"] and "이 빌드의 [SELU 장]" not in pages["ko"]
+
+
+def test_the_docs_selu_figures_come_from_published_and_the_posts_misquote_is_named():
+    import published
+
+    eager, jit = published.SELU["jax101"]
+    v = jax_history.report(measured()).verdicts["post"]
+    assert (v["eager"], v["jit"]) == (eager, jit) and v["ratio"] == eager / jit
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(measured())).items()}
+    quoted = measurement.fmt_seconds(published.SELU["post"][0])
+    assert f"{measurement.fmt_seconds(eager)} eager (the post says {quoted})" in pages["en"]
+    assert f"(글은 {quoted}로 옮겼다)" in pages["ko"]
+    assert f"is {measurement.fmt_ratio(eager / jit)}." in pages["en"]
