@@ -79,3 +79,31 @@ def rendered_page(page: str, results: dict) -> dict[str, str]:
             text, page=page, page_url=page.removesuffix(".md") + "/", results=results,
             words=page_templates.load_words(ROOT / edition), page_words=meta.get("words")).split())
     return pages
+
+
+def draw_figures(edition: Path, page: str, snippet, data: dict) -> None:
+    """Draw each of `snippet`'s FIGURES from `data` with the words of `page` in `edition`
+    (docs/ or docs-ko/), in the fonts sitebuild/figures.py gives that edition."""
+    import matplotlib
+    import matplotlib.font_manager
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from mkdocs.utils.meta import get_data
+
+    import figures
+    import page_templates
+
+    common = page_templates.load_words(edition)
+    meta = get_data((edition / page).read_text(encoding="utf-8"))[1]
+    name = snippet.__name__
+    family = matplotlib.rcParams["font.family"]
+    if edition.name == "docs-ko":  # as sitebuild/figures.py draws the Korean figures
+        font = figures.hangul_font()
+        matplotlib.font_manager.fontManager.addfont(str(font))
+        family = ["DejaVu Sans",
+                  matplotlib.font_manager.FontProperties(fname=str(font)).get_name()]
+    with matplotlib.rc_context({"font.family": family}):
+        for figure, draw in snippet.FIGURES.items():
+            words = page_templates.words_for(common, meta["words"].get(name, {}), figure)
+            plt.close(draw(data, words))

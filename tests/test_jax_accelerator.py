@@ -13,7 +13,7 @@ import jax_accelerator
 import measurement
 import page_templates
 from measurement import DocumentationMismatch
-from project import ROOT
+from project import ROOT, draw_figures
 
 DATASET = ROOT / "accelerator" / "rows.csv"
 EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
@@ -157,27 +157,8 @@ def test_the_page_says_how_its_step_and_this_build_differ_from_the_chapter_and_t
 
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_each_figure_draws_with_the_pages_words(edition):
-    import matplotlib
-    import matplotlib.font_manager
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    import figures
-
-    data = jax_accelerator.measure(quick=True)
-    common = page_templates.load_words(EDITIONS[edition])
-    meta = get_data((EDITIONS[edition] / "accelerator.md").read_text(encoding="utf-8"))[1]
-    family = matplotlib.rcParams["font.family"]
-    if edition == "ko":  # as sitebuild/figures.py draws the Korean figures
-        font = figures.hangul_font()
-        matplotlib.font_manager.fontManager.addfont(str(font))
-        family = ["DejaVu Sans",
-                  matplotlib.font_manager.FontProperties(fname=str(font)).get_name()]
-    with matplotlib.rc_context({"font.family": family}):
-        for name, draw in jax_accelerator.FIGURES.items():
-            words = page_templates.words_for(common, meta["words"]["jax_accelerator"], name)
-            plt.close(draw(data, words))
+    draw_figures(EDITIONS[edition], "accelerator.md", jax_accelerator,
+                 jax_accelerator.measure(quick=True))
 
 
 def test_verdicts_follow_the_data():

@@ -11,7 +11,7 @@ import jax_history
 import measurement
 import page_templates
 from measurement import DocumentationMismatch
-from project import ROOT
+from project import ROOT, draw_figures
 from test_history import DATASET, measure, read, write
 
 EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
@@ -178,27 +178,7 @@ def test_the_step_is_set_beside_the_deeponet_chapters_networks():
 
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_each_figure_draws_with_the_pages_words(edition):
-    import matplotlib
-    import matplotlib.font_manager
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    import figures
-
-    data = measured()
-    common = page_templates.load_words(EDITIONS[edition])
-    meta = get_data((EDITIONS[edition] / "history.md").read_text(encoding="utf-8"))[1]
-    family = matplotlib.rcParams["font.family"]
-    if edition == "ko":  # as sitebuild/figures.py draws the Korean figures
-        font = figures.hangul_font()
-        matplotlib.font_manager.fontManager.addfont(str(font))
-        family = ["DejaVu Sans",
-                  matplotlib.font_manager.FontProperties(fname=str(font)).get_name()]
-    with matplotlib.rc_context({"font.family": family}):
-        for name, draw in jax_history.FIGURES.items():
-            words = page_templates.words_for(common, meta["words"].get("jax_history", {}), name)
-            plt.close(draw(data, words))
+    draw_figures(EDITIONS[edition], "history.md", jax_history, measured())
 
 
 def test_verdicts_follow_the_data(tmp_path):
