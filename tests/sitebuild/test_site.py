@@ -13,7 +13,7 @@ def page(site, name):
 
 def test_selu_page_carries_its_figures_tables_and_stamp(built_site):
     for site, stamp, made in ((built_site, "Numbers on this page: measured on ", "made by <code>snippets/selu_benchmark.py</code>"),
-                              (built_site / "ko", "이 페이지의 숫자: ", "측정 코드 <code>snippets/selu_benchmark.py</code>")):
+                              (built_site / "ko", "이 페이지의 숫자: ", "만든 코드 <code>snippets/selu_benchmark.py</code>")):
         html = page(site, "selu")
         images = re.findall(r'<img alt="([^"]+)" src="([^"]+)"', html)
         assert {src.rsplit("/", 1)[1] for _, src in images} >= {"scaling.svg", "first_call.svg"}
