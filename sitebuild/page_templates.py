@@ -51,7 +51,8 @@ def speed_change(results: dict, words: dict) -> str:
     change, moved = snippet_runs.measurement().check_change(results), snippet_runs.measurement().MOVED
     if change is None or 1 / moved <= change <= moved:
         return ""
-    return words["stamp"]["slower" if change > 1 else "faster"].format(ratio=f"{max(change, 1 / change):.1f}")
+    ratio = snippet_runs.measurement().fmt_ratio(max(change, 1 / change)).rstrip("×")
+    return words["stamp"]["slower" if change > 1 else "faster"].format(ratio=ratio)
 
 
 class PageError(Exception):

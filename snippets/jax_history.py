@@ -344,12 +344,16 @@ def compared(data: dict, name: str, i: int, j: int,
 
 
 def largest_step(data: dict, name: str) -> dict | None:
-    """Between which two neighbouring releases a series moved most (a step within the
-    spread of the processes counts as none)."""
+    """Between which two neighbouring releases a series moved most: a step within the
+    spread of the processes counts as none, and one clear of it but under SAME ("same"
+    with low > 1) comes after every larger one."""
     steps = [v for i in range(1, len(data["releases"]))
              if (v := compared(data, name, i - 1, i, kind_of(name))) is not None]
-    return max(steps, key=lambda v: 1.0 if v["kind"] == "same" else v["ratio"],
-               default=None)
+
+    def size(v):
+        same = v["kind"] == "same"
+        return (0, 0.0) if same and v["low"] <= 1 else (1 - same, v["ratio"])
+    return max(steps, key=size, default=None)
 
 
 def across(data: dict, release: str, name: str) -> dict | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import statistics
@@ -163,8 +164,12 @@ def faster(what, slow, fast):
 
 
 def fmt_ratio(ratio: float) -> str:
-    """Two significant digits (1.4×, 12×), and two decimals near 1 (1.04×, not 1×) and
-    up to 1.2 (1.12×, not 1.1×: SAME's edge, where a verdict says "faster")."""
+    """Two significant digits (1.4×, 12×), and two decimals near 1 (1.04×, not 1×), up
+    to 1.2 (1.12×, not 1.1×: SAME's edge, where a verdict says "faster") and either side
+    of CLOSE (= MOVED; 1.97×, not "2.0×, under the 2×")."""
+    if 1.95 <= ratio < 2.05 and ratio != CLOSE:  # rounded away from the edge
+        edge = math.floor if ratio < CLOSE else math.ceil
+        return f"{edge(ratio * 100) / 100:.2f}×"
     if 1 <= ratio < 1.095:
         return f"{ratio:.2f}×"
     if 1 <= ratio < 1.195:  # SAME itself stays 1.1×

@@ -351,6 +351,46 @@ def test_a_same_verdict_whose_processes_ranges_do_not_meet_moved_less_than_the_t
     assert "jit한 호출은" in pages["ko"] and "1.1배 미만으로 움직였다(중앙값 1.05배 차이)" in pages["ko"]
 
 
+def test_a_largest_step_or_slowest_release_clear_of_the_spread_but_under_the_threshold():
+    """step() and slowest() as moved(): a "same" verdict whose processes' ranges do not
+    meet is not "within the spread"; largest_step() prefers such a step to one whose
+    ranges meet, and the larger of two such steps."""
+    import copy
+
+    data = measured()
+    same = {"kind": "same", "winner": None, "loser": None}
+    steps = [dict(same, ratio=1.5, low=0.9, names=["a", "b"]),
+             dict(same, ratio=1.02, low=1.01, names=["b", "c"]),
+             dict(same, ratio=1.06, low=1.03, names=["c", "d"])]
+    original = jax_history.compared
+    try:
+        jax_history.compared = lambda data, name, i, j, kind: steps[i] if j < 4 else None
+        assert jax_history.largest_step(data, "x")["names"] == ["c", "d"]
+        steps[1:] = [dict(same, ratio=1.02, low=0.99, names=["b", "c"])] * 2
+        assert jax_history.largest_step(data, "x")["names"] == ["a", "b"]
+    finally:
+        jax_history.compared = original
+    results = copy.deepcopy(results_for(data))
+    v = results["verdicts"]
+    v["selu_jit_large_step"].update(same, ratio=1.06, low=1.03, names=["0.4.30", "0.4.31"])
+    worst = v["selu_jit_large_worst"]
+    worst.update(same, ratio=1.04, low=1.01, faster=worst["names"][0])
+    pages = {e: " ".join(t.split()) for e, t in render_both(results).items()}
+    first, slow = worst["names"]
+    assert ("no step between neighbouring releases moved by 1.1× or more clear of the spread "
+            "between processes (the largest clear of it, from 0.4.30 to 0.4.31: medians "
+            "1.06× apart)") in pages["en"]
+    assert (f"its slowest later release, {slow}, was less than 1.1× slower than {first} "
+            "(medians 1.04× apart)") in pages["en"]
+    assert "흩어짐을 벗어난 것 중 가장 큰 변화는 0.4.30 → 0.4.31, 중앙값 1.06배 차이" in pages["ko"]
+    assert f"가장 느렸던 {slow}도 {first}보다 1.1배 미만으로 느렸다(중앙값 1.04배 차이)" in pages["ko"]
+    worst["faster"] = slow
+    pages = {e: " ".join(t.split()) for e, t in render_both(results).items()}
+    assert (f"every later release was faster than {first}, the slowest of them, {slow}, by "
+            "less than 1.1×") in pages["en"]
+    assert f"가장 느렸던 {slow}도 빨랐지만 차이는 1.1배 미만이었다" in pages["ko"]
+
+
 def test_this_builds_selu_chapter_is_set_beside_the_datasets_machine_in_both_editions():
     """The installed release's jitted SELU at the smaller n, as the dataset's machine and as
     this build timed it: apart by CLOSE (= MOVED) or more, the page says small calls depend

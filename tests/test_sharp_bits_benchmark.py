@@ -195,3 +195,26 @@ def test_each_edition_words_a_cut_message_itself(built_site):
             assert forms[cut["traceback"]].format(cut["left_out"]) in text, edition
     _, korean = page_text(built_site, "ko")
     assert "more lines" not in korean and "nested traceback" not in korean
+
+
+@pytest.mark.parametrize("tiny, en, ko", [
+    ((3e-6, 4e-6), "dispatch is under half of a `fori_loop` call",
+     "디스패치는 `fori_loop` 호출 시간의 절반이 안 된다"),
+    ((6e-6, 30e-6), "most of a `fori_loop` call is dispatch",
+     "`fori_loop` 호출 시간의 대부분은 디스패치다"),
+    ((18e-6, 30e-6), "a `fori_loop` call is about all dispatch (the checks, timed at other "
+     "moments, took even longer than its median call)",
+     "`fori_loop` 호출은 거의 전부가 디스패치다(다른 때에 잰 점검의 호출이 그 중앙값보다도 오래 걸렸다)")])
+def test_the_dispatch_share_follows_the_machine_checks_never_a_part_larger_than_its_whole(
+        built_site, tiny, en, ko):
+    """A fori_loop call of 13 µs against the near-empty jitted call of the machine checks
+    around the run: under half, most, or (the checks' calls longer than the loop's, as on a
+    one-core build) about all of it."""
+    from project import rendered_page
+
+    r = copy.deepcopy(results())
+    r["quick"] = False
+    r["data"]["loops"]["results"]["fori"][-1]["steady"]["median"] = 13e-6
+    r["machine_check"] = {"start": {"tiny_jit_call": tiny[0]}, "end": {"tiny_jit_call": tiny[1]}}
+    pages = rendered_page("sharp-bits.md", {"sharp_bits_benchmark": r})
+    assert en in pages["docs"] and ko in pages["docs-ko"]
