@@ -11,11 +11,14 @@
 
 
 def show(call):
-    """Call `call()`; print its value, or the error it raises (first line of the message)."""
+    """Call `call()`; print its value, or the error it raises (first line of the message,
+    and the next non-empty one where the first ends with a colon)."""
     try:
         print(call())
     except Exception as error:  # the pitfalls below fail on purpose
-        print(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+        first, *rest = str(error).splitlines() or [""]
+        more = [line for line in rest if line.strip()][:1] if first.endswith(":") else []
+        print(f"{type(error).__name__}: {first}", *more, sep="\n")
 
 
 # %% [markdown]

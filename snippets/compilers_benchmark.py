@@ -12,7 +12,6 @@ CUDA-only export runs here) is data, never a check. Facts of XLA:CPU's compiled 
 the CPU.
 """
 
-import math
 import statistics
 import tempfile
 from pathlib import Path
@@ -25,7 +24,7 @@ from compilers import (bytes_moved_eagerly, bytes_moved_fused, cache_entries,
                        compile_ahead_of_time, configured_late, export_selu, first_call,
                        fused_listing, fusions, in_fresh_process, jit_cache_capacities,
                        load_selu, programs_held, stages, without_metadata)
-from measurement import (Report, Table, Timing, bold, compare, fact, main,
+from measurement import (Report, Table, Timing, bold, compare, fact, fmt_seconds, main,
                          processes_apart, ratio_of, relative_paths, seconds, shared,
                          timing, word)
 from selu import jit_call
@@ -284,10 +283,10 @@ def model_verdict(traffic, model, apart=()):
 
 
 def fixed_costs(traffic, steady=None):
-    """How much of a call at the smallest n is fixed cost, at least: if time grew only
-    linearly beyond a fixed part, a call on n_small elements would cost at most
+    """How much of a call at the smallest n is fixed cost, in percent (rounded): if time
+    grew only linearly beyond a fixed part, a call on n_small elements would cost
     n_small / n_large of the call at n_large besides it. `steady`: the sizes (indices)
-    to read, those whose processes agreed (all by default)."""
+    to read, those whose eager and jit processes agreed (all by default)."""
     first, last = (steady[0], steady[-1]) if steady else (0, -1)
     n_small, n_large = traffic["n"][first], traffic["n"][last]
     kinds = ("eager", "jit")
@@ -298,9 +297,9 @@ def fixed_costs(traffic, steady=None):
     # neither that call's nor the part proportional to n.
     neither = [k for k in kinds if small[k] - traffic["one"][k]["median"]
                - large[k] * n_small / n_large > small[k] / 2]
-    percent = {k: math.floor(100 * share[k]) for k in kinds}  # "at least": floors
+    percent = {k: round(100 * share[k]) for k in kinds}
     # ... and the calls whose one-element call (the fixed part, measured) is below it
-    one = {k: math.floor(100 * traffic["one"][k]["median"] / small[k]) for k in kinds}
+    one = {k: round(100 * traffic["one"][k]["median"] / small[k]) for k in kinds}
     below = [k for k in kinds if k not in neither and one[k] < percent[k]]
     return {"kind": kind, "n_small": n_small, "n_large": n_large,
             "eager_percent": percent["eager"], "jit_percent": percent["jit"],
@@ -335,12 +334,19 @@ def report(data: dict) -> Report:
     t, n = data["traffic"], data["n_listing"]
     m = data["model"]
     model = m["eager_bytes"] / m["fused_bytes"]
-    # A size whose processes disagreed (the SELU chapter's verdict) pools two states of
-    # the machine: no verdict below reads it, unless fewer than two sizes agreed.
-    apart = processes_apart({k: t[k] for k in ("eager", "jit", "scale_jit")}, t["n"])
-    steady = [i for i in range(len(t["n"])) if i not in apart["indices"]]
-    if len(steady) < 2:
-        steady, apart = list(range(len(t["n"]))), {**apart, "indices": []}
+    # A size whose processes disagreed in a timing pools two states of the machine: no
+    # verdict reads it in that timing, unless fewer than two sizes agreed in it. Each
+    # verdict checks the timings it compares: eager and jit (the model, the savings, the
+    # fixed costs), jit and the jitted 1.05 * x (exp's cost).
+    def agreed(ways):
+        apart = processes_apart({k: t[k] for k in ways}, t["n"])
+        steady = [i for i in range(len(t["n"])) if i not in apart["indices"]]
+        if len(steady) < 2:
+            return list(range(len(t["n"]))), {**apart, "apart": [], "indices": []}
+        return steady, apart
+
+    steady, apart = agreed(("eager", "jit"))
+    exp_steady, exp_apart = agreed(("jit", "scale_jit"))
     ratios = {i: t["eager"][i]["median"] / t["jit"][i]["median"] for i in steady}
     least = min(steady, key=lambda i: (ratios[i], i))  # the first smallest,
     most = max(steady, key=lambda i: (ratios[i], i))  # the last largest
@@ -357,11 +363,12 @@ def report(data: dict) -> Report:
     # exp's cost: the largest n (whose processes agreed) where the jitted 1.05 * x was
     # faster beyond the run's spread; where it never was, the largest n (the page says
     # so)
-    beyond = [i for i in steady if exp_at(i)["winner"] == "scale_jit"]
-    exp_i = beyond[-1] if beyond else steady[-1]
+    beyond = [i for i in exp_steady if exp_at(i)["winner"] == "scale_jit"]
+    exp_i = beyond[-1] if beyond else exp_steady[-1]
     # sizes whose processes disagreed where the two differed too, past that one
-    exp_apart = [t["n"][i] for i in apart["indices"]
-                 if (i > exp_i or not beyond) and exp_at(i)["winner"] == "scale_jit"]
+    differed_apart = [t["n"][i] for i in exp_apart["indices"]
+                      if (i > exp_i or not beyond)
+                      and exp_at(i)["winner"] == "scale_jit"]
     pc = data["persistent_cache"]
     tim = pc["timings"]
     cost = data["cost"]
@@ -373,7 +380,7 @@ def report(data: dict) -> Report:
         "exp_cost": exp_at(exp_i),
         "sizes_chosen": {"kind": "sizes", "least_saving": t["n"][least],
                          "most_saving": t["n"][most], "exp_cost": t["n"][exp_i],
-                         "exp_apart": exp_apart},
+                         "exp_apart": differed_apart},
         "model": model_verdict(t, model, apart["indices"]),
         "fixed_costs": fixed_costs(t, steady),
         "warm_first_call": cold_vs_warm(tim, "first_call"),
@@ -383,6 +390,12 @@ def report(data: dict) -> Report:
         "default_thresholds": default_thresholds(pc),
     }
     places = verdicts["model"]["places"]
+
+    def not_judged(found, i):  # a size apart in what a verdict reads: which, how far
+        a = {a["index"]: a for a in found["apart"]}[i]
+        return word(f"apart_{a['way']}", low=fmt_seconds(a["low"]),
+                    high=fmt_seconds(a["high"]))
+
     timed_cols = ["first_call" if pc["pairs"] == 1 else "first_call_median",
                   "compile_or_load" if pc["pairs"] == 1 else "compile_or_load_median"]
 
@@ -411,9 +424,11 @@ def report(data: dict) -> Report:
                [bold(word("fused_loop")), "", "", bold(m["fused_bytes"] / n)]]),
         "model_vs_measured": Table(
             ["n", "eager", "jit", "eager_vs_jit", "place", "scale_jit", "jit_vs_scale"],
-            [[size, timing(e), timing(j), ratio_of(e, j), word(f"place_{p}"), timing(s),
-              ratio_of(j, s)] for size, e, j, s, p
-             in zip(t["n"], t["eager"], t["jit"], t["scale_jit"], places)],
+            [[size, timing(e), timing(j), ratio_of(e, j),
+              not_judged(apart, i) if p == "apart" else word(f"place_{p}"), timing(s),
+              not_judged(exp_apart, i) if i in exp_apart["indices"] else ratio_of(j, s)]
+             for i, (size, e, j, s, p)
+             in enumerate(zip(t["n"], t["eager"], t["jit"], t["scale_jit"], places))],
             {"model": model}),
         "in_memory": Table(
             ["moment", "programs"],

@@ -44,7 +44,18 @@ def step_verdicts(data):
     ratios = [median(e) / median(j) for e, j in zip(s["eager"], s["jit"])]
     verdicts["ratio_trend"] = {**trend(ratios), "ratios": ratios}
     verdicts["eager_trend"] = trend([median(t) for t in s["eager"]], "scaling.eager")
+    verdicts.update(eager_pairs(s))
     return verdicts
+
+
+def eager_pairs(s):
+    """The un-jitted medians at each pair of neighbouring batch sizes (eager_<a>_<b>):
+    winner "smaller_batch" where the median rose past the spread; "same" where the two
+    lie inside each other's spread; "larger_batch" where it fell past it."""
+    return {f"eager_{a}_{b}": compare(
+        s["eager"][k], s["eager"][k + 1], ("smaller_batch", "larger_batch"),
+        (f"scaling.eager.{k}", f"scaling.eager.{k + 1}"))
+        for k, (a, b) in enumerate(zip(s["batch"], s["batch"][1:]))}
 
 
 def first_call_verdicts(data):

@@ -7,6 +7,7 @@ Also shows what CPython runs for the pure-Python loop: its bytecode, for this Py
 """
 
 import platform
+import re
 
 import jax
 import jax.numpy as jnp
@@ -29,6 +30,11 @@ NOTE_PYTHON = "3.13"
 # The instructions the page names and describes: present in the loop on every Python.
 NAMED = ("FOR_ITER", "COMPARE_OP", "BINARY_OP", "CALL", "JUMP_BACKWARD")
 COMPILED = ("numpy", "eager", "jit")  # the rungs the SELU chapter times
+# CPython's specialized list.append also runs the POP_TOP after it, one dispatch for
+# both (SKIP_OVER in Python/bytecodes.c: 3.13's CALL_LIST_APPEND, 3.12's
+# CALL_NO_KW_LIST_APPEND); sys.monitoring, which de-specializes, counts both
+APPENDS = ("CALL_LIST_APPEND", "CALL_NO_KW_LIST_APPEND")
+OPNAME = re.compile(r"[A-Z][A-Z0-9_]+")
 
 
 def measure(quick: bool) -> dict:
@@ -88,7 +94,10 @@ def measure(quick: bool) -> dict:
                    **{key: sel["scaling"][key][at] for key in COMPILED}},
         "one": {"python": python["one"].as_dict(),
                 **{key: sel["one"][key] for key in COMPILED}},
-        "small": {"n": sizes, "jit": [*small["jit"][1:], sel["scaling"]["jit"][0]]},
+        "small": {"n": sizes, "jit": [*small["jit"][1:], sel["scaling"]["jit"][0]],
+                  # XLA's flop counts, and the count from which XLA:CPU hands off
+                  "flops": [*small["flops"][1:], sel["scaling"]["flops"][0]],
+                  "inline_flops": sel["inline_flops"]},
         # XLA's threads at n, and at the largest small n (the scaling's first)
         "threads": {"xla": sel["scaling"]["xla_threads"][at],
                     "xla_small": sel["scaling"]["xla_threads"][0],
@@ -127,6 +136,19 @@ def quickening(swapped, counts):
              "copy that never ran")
     return {"python": python, "note_python": NOTE_PYTHON, **swapped,
             "count_unchanged": fresh == counts}
+
+
+def append_skips(listing: str) -> dict:
+    """Whether the quickened loop (`loop_body_bytecode(adaptive=True)`'s text) holds
+    a specialized list.append followed by POP_TOP: kind "skips" (then the timed loop,
+    which nothing watches, dispatches one instruction fewer per element than counted:
+    the loop appends once per element) or "none"."""
+    names = ([w for w in line.split() if OPNAME.fullmatch(w)]
+             for line in listing.splitlines())
+    ops = [found[0] for found in names if found]  # each line's instruction
+    found = [a for a, b in zip(ops, ops[1:]) if a in APPENDS and b == "POP_TOP"]
+    return {"kind": "skips" if found else "none",
+            "instruction": found[0] if found else None}
 
 
 def report(data: dict) -> Report:
@@ -169,7 +191,12 @@ def report(data: dict) -> Report:
             "share": extra / one_jit, "one": one_jit,
             "ratio": extra / work, "about": 1 / SAME < extra / work < SAME,
             "extra": extra, "work": work, "n": small["n"][-1],
-            "threads": at_small, "ladder_threads": at_n},
+            "threads": at_small, "ladder_threads": at_n,
+            # XLA:CPU ran the smaller calls on the calling thread, this one on its
+            # threads: the handoff, a step of its own (CPU only; flops by XLA's count)
+            "handoff": bool(small.get("inline_flops")) and small["flops"][-2]
+            < small["inline_flops"] <= small["flops"][-1]},
+        "append_skips": append_skips(data["bytecode"]["adaptive"]),
     }
     tables = {
         "ladder": Table(

@@ -95,6 +95,13 @@ CHANGES = {
     "direct_linearize": ("0.7.0", ["deeponet_jit_first", "deeponet_eager"]),
 }
 WAYS = ("eager", "jit", "numpy")
+# XLA:CPU, with asynchronous dispatch, runs a program of fewer flops than this (XLA's
+# cost analysis) on the calling thread and hands a larger one to its runtime threads
+# (xla/pjrt/cpu/cpu_client.cc: cheap_computation_). The probe's programs, by XLA's
+# count (tests/test_jax_history.py checks it): SELU on jnp.arange(n), 6 flops per
+# value (the int32 -> float32 conversion counts); dispatch's a + b on 10 values.
+INLINE_FLOPS = 1000
+SELU_FLOPS_PER_VALUE, ADD_FLOPS = 6, 10
 # What a release measured on two Pythons shows of the Python alone, in seconds.
 BRIDGED = ["python_loop", "dispatch_eager", "dispatch_jit", "selu_jit_small",
            "selu_jit_large", "first_trace_lower", "first_compile", "deeponet_jit",
@@ -366,6 +373,22 @@ def across(data: dict, release: str, name: str) -> dict | None:
     return compared(data, name, i - 1, i, kind_of(name))
 
 
+def handoff(data: dict) -> dict:
+    """Jitted SELU at the smaller n against jitted a + b across the new CPU runtime and
+    asynchronous dispatch (CHANGES' "cpu_runtime"): kind "selu_only" where SELU, a
+    program XLA:CPU hands to its runtime threads, got slower ("faster" or "close") and
+    a + b, which runs on the calling thread, did not ("same" or faster); else "other".
+    With the threshold and both programs' flops, which the page prints."""
+    flops = {"selu": SELU_FLOPS_PER_VALUE * data["sizes"]["n_small"], "add": ADD_FLOPS}
+    selu, add = (across(data, CHANGES["cpu_runtime"][0], name)
+                 for name in ("selu_jit_small", "dispatch_jit"))
+    slower = lambda v: v["kind"] != "same" and v["winner"] == v["names"][0]  # noqa: E731
+    only = (selu and add and slower(selu) and not slower(add)
+            and flops["selu"] >= INLINE_FLOPS > flops["add"])
+    return {"kind": "selu_only" if only else "other", "threshold": INLINE_FLOPS,
+            "flops": flops}
+
+
 def one_python(data: dict) -> tuple[int, int]:
     """The first and last release of the longest run of neighbouring releases measured
     on one Python (the earliest such run on a tie): between them the pure-Python loop
@@ -397,6 +420,7 @@ def report(data: dict) -> Report:
     for change, (release, names) in CHANGES.items():
         for name in names:
             verdicts[f"{change}_{name}"] = across(data, release, name)
+    verdicts["handoff"] = handoff(data)
     bridge = data.get("bridge")
     for name in BRIDGED if bridge else ():
         a, b = (s["absolute"].get(name) for s in bridge["stats"])

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from compilation import count_compilations
-from measurement import (Report, Table, Timing, compare, fact, main, ratio_of,
+from measurement import (CLOSE, Report, Table, Timing, compare, fact, main, ratio_of,
                          relative_paths, shared, timing, trend, word)
 from selu import random_input, selu_jit
 
@@ -375,6 +375,31 @@ def slow_returns(d) -> dict:
             "high": max(every, default=None), "factor": SLOW_RETURN}
 
 
+def late_single_returns(d) -> dict:
+    """The single calls from idle that returned close to when their result was ready
+    (within CLOSE of it: after half their ready time), each call's own pair of
+    samples: kind "none", "some" or "all"; how many, the latest return of the others
+    (early_high), and the range of the late ones' returns."""
+    d = {k: d[k]["samples"] for k in ("one_call_returned", "one_call_ready")}
+    pairs = list(zip(d["one_call_returned"], d["one_call_ready"]))
+    late = [r for r, ready in pairs if ready < CLOSE * r]
+    early = [r for r, ready in pairs if ready >= CLOSE * r]
+    return {"kind": "none" if not late else "all" if not early else "some",
+            "late": len(late), "calls": len(pairs),
+            "early_high": max(early, default=None), "low": min(late, default=None),
+            "high": max(late, default=None), "factor": CLOSE}
+
+
+def slowest_loop(d) -> dict:
+    """The slowest loop's last ready time against the figure's loop (the median one):
+    compare()'s verdict, read from the loops' last ready times (dispatch.loop_ready)."""
+    samples = d["loop_ready"]["samples"]  # one per loop, in the order of all_runs
+    k = max(range(len(samples)), key=samples.__getitem__)
+    final = len(d["ready"]) - 1
+    return compare(d["ready"][final], samples[k], ("shown", "slowest"),
+                   (f"dispatch.ready.{final}", f"dispatch.loop_ready.samples.{k}"))
+
+
 def shown_loop_row(d) -> list:
     """The table's loop row: the loop the figure draws (the median by its last ready
     time), its own last return, last ready time and their ratio; in brackets, the
@@ -411,6 +436,8 @@ def report(data: dict) -> Report:
                                    ("loop", "single")),
         "page_faults": page_faults_verdict(data),
         "slow_returns": slow_returns(d),
+        "late_single_returns": late_single_returns(d),
+        "slowest_loop": slowest_loop(d),
     }
     threads = None not in be["xla_threads"]  # XLA:CPU writes its plan; others do not
     tables = {

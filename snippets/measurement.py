@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import math
 import os
 import platform
 import statistics
@@ -164,12 +163,20 @@ def faster(what, slow, fast):
 
 
 def fmt_ratio(ratio: float) -> str:
-    """Two significant digits (1.4×, 12×), and two decimals near 1 (1.04×, not 1×), up
-    to 1.2 (1.12×, not 1.1×: SAME's edge, where a verdict says "faster") and either side
-    of CLOSE (= MOVED; 1.97×, not "2.0×, under the 2×")."""
-    if 1.95 <= ratio < 2.05 and ratio != CLOSE:  # rounded away from the edge
-        edge = math.floor if ratio < CLOSE else math.ceil
-        return f"{edge(ratio * 100) / 100:.2f}×"
+    """Two significant digits (1.4×, 12×), two decimals near 1 (1.04×, not 1×) and up
+    to 1.2 (1.12×); a ratio beside a threshold (SAME, CLOSE = MOVED) that would print as
+    the threshold itself gets the decimals that tell them apart: 1.104× "slower" beside
+    a 1.1× "about the same", 1.97× "under the 2×"."""
+    text, edges = _fmt_ratio(ratio), (SAME, CLOSE)
+    if ratio not in edges and ratio < 3 and float(text.rstrip("×")) in edges:
+        digits = 2
+        while float(f"{ratio:.{digits}f}") in edges and digits < 6:
+            digits += 1
+        text = f"{ratio:.{digits}f}×"
+    return text
+
+
+def _fmt_ratio(ratio: float) -> str:
     if 1 <= ratio < 1.095:
         return f"{ratio:.2f}×"
     if 1 <= ratio < 1.195:  # SAME itself stays 1.1×
@@ -471,12 +478,13 @@ def machine_check(repeats: int = 9) -> dict[str, float]:
     in seconds (`repeats` samples each; quick mode takes fewer).
 
     A loop of pure Python runs on one core and follows that core's speed alone. A
-    jitted call on 1,000 floats is almost all dispatch: Python hands the work to XLA's
-    runtime threads and waits for the answer. On a shared virtual machine that handoff
-    can take a few microseconds or several times that, and flip between the two, when
-    other work runs or for no visible reason. The same NumPy call runs on the calling
-    thread. `main` takes this check before and after measuring, so two builds' timings
-    can be read against the state of the machine each one met.
+    jitted call on 1,000 floats is almost all dispatch: its 1,000 flops are enough for
+    XLA:CPU to hand the work to its runtime threads (a program under 1,000 runs on the
+    calling thread), and Python waits for the answer. On a shared virtual machine that
+    handoff can take a few microseconds or several times that, and flip between the
+    two, when other work runs or for no visible reason. The same NumPy call runs on the
+    calling thread. `main` takes this check before and after measuring, so two builds'
+    timings can be read against the state of the machine each one met.
     """
     import jax
     import numpy as np

@@ -24,6 +24,7 @@ from measurement import (
     compare,
     machine_state,
     processes_apart,
+    state_change,
     fact,
     in_processes,
     log_log_axes,
@@ -78,6 +79,27 @@ def xla_threads(x):
     return max(parts, default=1)
 
 
+# XLA:CPU runs a program its cost analysis puts under this many flops on the calling
+# thread, a larger one on its runtime threads (xla/pjrt/cpu/cpu_client.cc,
+# cheap_computation_): a call on such a program returns only once its work is done.
+INLINE_FLOPS = 1000
+
+
+def xla_flops(fn, x):
+    """XLA's count of the flops of jitted fn on x (its cost analysis; None where the
+    backend gives none)."""
+    return fn.lower(x).compile().cost_analysis().get("flops")
+
+
+def check_machine_check_handed_off():
+    """A fact the pages state: the machine check's jitted call (1,000 floats + 1, in
+    measurement.py) is not under INLINE_FLOPS: on the CPU it goes to XLA's threads."""
+    flops = xla_flops(jax.jit(lambda v: v + 1), jnp.zeros(1000, jnp.float32))
+    fact("selu.machine_check_handed_off", jax.default_backend() != "cpu"
+         or flops >= INLINE_FLOPS, f"XLA counts {flops} flops for the machine check's "
+         f"call: under {INLINE_FLOPS}, XLA:CPU runs it on the calling thread")
+
+
 def cores_busy(fn, seconds=0.3):
     """CPU time of this process (all its threads) over wall time, while fn runs."""
     fn()
@@ -129,6 +151,7 @@ def measure(quick: bool) -> dict:
     fresh processes (measure_once), pooled; the thread counts of this process."""
     runs = in_processes(measure_once, quick, PROCESSES)  # before any device work
     check_int32_conversions()
+    check_machine_check_handed_off()
     each = runs["processes"]
 
     def pool(*path):  # one timing (or a list of them) across the processes
@@ -138,7 +161,7 @@ def measure(quick: bool) -> dict:
         return pooled(found)
 
     n, ns = headline_n(quick), sizes(quick)
-    normal = normal_prefixes([*ns, n + 1])
+    normal = normal_prefixes([*SMALL, *ns, n + 1])
     docs = docs_input(n)
     first = {k: pool("first_call", k) for k in each[0]["first_call"]}
     at = ns.index(n)
@@ -151,11 +174,15 @@ def measure(quick: bool) -> dict:
         "scaling": {
             "n": ns,
             "xla_threads": [xla_threads(normal[size]) for size in ns],
+            "flops": [xla_flops(selu_jit, normal[size]) for size in ns],
             **{way: pool("scaling", way) for way in (*WAYS, "scale_jit")},
         },
         "positive": {way: pool("positive", way) for way in ("numpy", "jit")},
         "one": {way: pool("one", way) for way in WAYS},  # n = 1
-        "small": {"n": list(SMALL), "jit": pool("small", "jit")},
+        "small": {"n": list(SMALL), "jit": pool("small", "jit"),
+                  "flops": [xla_flops(selu_jit, normal[size]) for size in SMALL]},
+        # XLA:CPU's inline threshold, where it applies (None on another backend)
+        "inline_flops": INLINE_FLOPS if jax.default_backend() == "cpu" else None,
         "threads": {
             "xla": xla_threads(docs),
             "cores_busy": {
@@ -259,6 +286,27 @@ def eager_dispatch(data: dict) -> dict:
     return {"kind": "dispatch" if share * CLOSE >= 1 else "work", "share": share}
 
 
+def kept_moved(checks: list[dict]) -> dict:
+    """Of the kept processes whose machine check moved (machine_state's "moved"), the
+    one that moved most: the call of its check that moved most (`call`, a machine_check
+    key), that call's time at the start and at the end, and the factor (1 or more).
+    kind "spare" where that process is the only one kept that moved and is the spare,
+    the process that measured again (in_processes appends it last); "other" where an
+    original process was kept moved; "none" where no kept process moved."""
+    moved = [c for c in checks if c["moved"] and c["kept"]]
+    if not moved:
+        return {"kind": "none"}
+    factor = lambda start, end: max(r := state_change(start, end), 1 / r)  # noqa: E731
+    most = max(moved, key=lambda c: factor(c["start"], c["end"]))
+    call = max(most["start"],
+               key=lambda k: factor({k: most["start"][k]}, {k: most["end"][k]}))
+    spare = len(checks) > sum(c["kept"] for c in checks)  # a process was measured again
+    only_spare = spare and len(moved) == 1 and moved[0] is checks[-1]
+    return {"kind": "spare" if only_spare else "other", "call": call,
+            "start": most["start"][call], "end": most["end"][call],
+            "factor": factor(most["start"], most["end"])}
+
+
 def report(data: dict) -> Report:
     """Tables and verdicts of the SELU page, from its data alone."""
     docs, s = data["docs"], data["scaling"]
@@ -298,6 +346,7 @@ def report(data: dict) -> Report:
     verdicts["numpy_most"] = numpy_most(data)
     verdicts["eager_dispatch"] = eager_dispatch(data)
     verdicts["machine_state"] = machine_state(data["checks"], data["processes"])
+    verdicts["kept_moved"] = kept_moved(data["checks"])  # the page names the call
     # the rows whose processes disagreed, of the ways this page shows
     verdicts["processes_apart"] = processes_apart({w: s[w] for w in WAYS}, s["n"])
     plan = data["threads"]["xla"] is not None  # XLA:CPU writes a thread plan; no other

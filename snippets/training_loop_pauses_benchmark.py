@@ -369,6 +369,9 @@ def report(data: dict) -> Report:
         "log_less": compared(data, logging("original"), logging("log_less"),
                              ("original", "log_less")),
         "log_less_count": later_logging(data["timeline"]["log_less"]),
+        # iterations 1 to n-1, summed: what blocking on every step cost (one pass each)
+        "blocking": compared(data, "timeline.original.rest", "timeline.blocking.rest",
+                             ("original", "blocking")),
         "in_flight": in_flight(c["in_flight"]),
         "levels": levels(data["timeline"]["original"], c["step"]["median"]),
     }

@@ -141,6 +141,13 @@ def _apart_at_largest(data):
     return data
 
 
+def _eager_apart_at_largest(data):
+    """Eager SELU's processes at the largest n more than MOVED apart; jit's agreed."""
+    last = data["traffic"]["eager"][-1]
+    last["processes"] = [last["median"] / MOVED, last["median"] * 1.2]
+    return data
+
+
 def _exp_only_where_apart(data):
     """The jitted 1.05 * x as fast as jitted SELU at every n but the largest, faster there,
     where jit's processes disagreed."""
@@ -153,6 +160,7 @@ PERTURBATIONS = {
     "the processes disagree at the largest n, 1.05 * x faster at every n":
         lambda d: _apart_at_largest(_scale_jit_as(0.5)(d)),
     "1.05 * x faster only at the largest n, where the processes disagree": _exp_only_where_apart,
+    "eager's processes disagree at the largest n": _eager_apart_at_largest,
     "the model inside the range at every n, the processes apart at the largest":
         lambda d: _apart_at_largest(_eager_at_model(d)),
     "eager faster than jit at every n": _eager_faster,
@@ -341,3 +349,26 @@ def test_no_verdict_reads_a_size_whose_processes_disagreed():
     # all but one size apart: too few to choose from, every size is read as measured
     few = report(_data(_apart(_apart(copy.deepcopy(traffic), 0), 1))).verdicts
     assert few["model"]["apart"] == [] and few["sizes_chosen"]["exp_apart"] == []
+
+
+def test_each_verdict_skips_only_sizes_apart_in_the_timings_it_reads():
+    """1.05 * x's processes apart at the largest n: the model and the savings read that
+    size (eager and jit agreed there), exp's cost does not; the table names the timing."""
+    traffic = _traffic([100e-6, 1e-3, 900e-3], [10e-6, 200e-6, 30e-3], scale=[5e-6, 100e-6, 10e-3])
+    scale = traffic["scale_jit"][2]
+    scale["processes"] = [scale["median"], scale["median"] * MOVED * 1.5]
+    r = report(_data(traffic))
+    v = r.verdicts
+    assert v["model"]["apart"] == [] and v["model"]["sizes"] == 3
+    assert v["fixed_costs"]["n_large"] == 10**7 and v["sizes_chosen"]["exp_cost"] == 10**5
+    row = r.tables["model_vs_measured"].rows[2]
+    assert row[4]["word"].startswith("place_") and row[6]["word"] == "apart_scale_jit"
+    assert row[6]["fields"] == {"low": "10 ms", "high": "30 ms"}
+    jit_apart = report(_data(_apart(copy.deepcopy(traffic), 2))).tables["model_vs_measured"].rows[2]
+    assert jit_apart[4]["word"] == "apart_jit" and jit_apart[6]["word"] == "apart_jit"
+
+
+def test_fixed_cost_shares_are_rounded_not_floored():
+    """A one-element call 90.8 % of the smallest call reads 91 %, not 90 %."""
+    fc = fixed_costs(_traffic([100e-6, 1e-3], [10e-6, 200e-6], one=(90.8e-6, 8.77e-6)))
+    assert fc["one_percent"] == {"eager": 91, "jit": 88}

@@ -110,6 +110,33 @@ def test_jit_never_repaid_when_it_saves_nothing():
     assert rows["repay_steps"] == {"word": "never"} and rows["cold_start_steps"] == {"word": "never"}
 
 
+def test_each_pair_of_neighbouring_batch_sizes_compares_the_unjitted_medians():
+    """eager_<a>_<b>: a rise past the spread, two medians inside each other's spread, or
+    a fall past it; the page words the medians that did not rise, once."""
+    rising = report(sample_data()).verdicts
+    assert rising["eager_64_250"]["kind"] == "same"  # 300 ms and 320 ms: under 1.1x
+    assert rising["eager_250_4000"]["winner"] == "smaller_batch"
+    assert rising["eager_250_4000"]["reads"] == ["scaling.eager.1", "scaling.eager.2"]
+    dip = report(eager_dip_inside_spread(sample_data())).verdicts
+    assert dip["eager_trend"]["kind"] == "mixed" and dip["ratio_trend"]["kind"] == "falls"
+    assert dip["eager_64_250"]["kind"] == "same" and dip["eager_64_250"]["low"] < 1
+    fall = report(eager_falling(sample_data())).verdicts
+    assert fall["eager_64_250"]["winner"] == "larger_batch"
+    pages = rendered(eager_dip_inside_spread(sample_data()))
+    assert ("although the un-jitted medians did not rise at every size (300 ms, 255 ms, 480 ms; "
+            "300 ms and 255 ms are 1.18× apart, inside this run's spread)") in pages["docs"]
+    assert "did not rise at every step of the curve" not in pages["docs"]  # said once
+    assert ("크기마다 커지지는 않았다(300 ms, 255 ms, 480 ms). 300 ms와 255 ms는 1.18배 차이로, "
+            "이번 실행의 흩어짐 안이다.") in pages["docs-ko"]
+    assert "곡선의 모든 구간에서" not in pages["docs-ko"]
+    falling = rendered(eager_falling(sample_data()))["docs"]
+    assert "from 480 ms to 320 ms a fall of 1.5×, outside this run's spread" in falling
+    assert "480 ms에서 320 ms로는 1.5배 줄어, 이번 실행의 흩어짐을 벗어났다." in rendered(
+        eager_falling(sample_data()))["docs-ko"]
+    flat = rendered(eager_flat(sample_data()))["docs"]
+    assert "although the un-jitted medians stayed within 10 % from one batch size to the next" in flat
+
+
 def test_ynnpack_kinds():
     assert report(no_ynn_fusions(sample_data())).verdicts["ynn"]["kind"] == "none"
     assert report(ynn_kept(sample_data())).verdicts["ynn"]["kind"] == "kept"
@@ -323,6 +350,23 @@ def eager_falling(data):
     return data
 
 
+def eager_dip_inside_spread(data):
+    """The un-jitted median falling from the smallest batch size to the next, the two
+    inside each other's spread, then rising (the chapter's machine, one build)."""
+    data = full_size(data) if len(data["scaling"]["batch"]) == 1 else data
+    eager = data["scaling"]["eager"]
+    eager[1] = {**scaled(eager[0], 0.85), "q3": eager[0]["median"]}
+    return data
+
+
+def eager_flat(data):
+    """The un-jitted medians within 10 % from one batch size to the next."""
+    data = full_size(data) if len(data["scaling"]["batch"]) == 1 else data
+    eager = data["scaling"]["eager"]
+    data["scaling"]["eager"] = [scaled(eager[0], f) for f in (1.0, 1.05, 1.1)]
+    return data
+
+
 def new_i_faster(data):
     """The un-jitted step with a new i faster than with the same i (it also compiles)."""
     i = data["scaling"]["batch"].index(data["config"]["batch_size"])
@@ -454,6 +498,8 @@ PERTURBATIONS = {
     "full size, un-jitted faster everywhere": lambda d: unjitted_faster_everywhere(full_size(d)),
     "ratio rising with the batch": ratio_rising,
     "un-jitted medians falling": eager_falling,
+    "un-jitted medians dipping inside their spread": eager_dip_inside_spread,
+    "un-jitted medians flat": eager_flat,
     "new i faster than the same i": new_i_faster,
     "new i about the same as the same i": new_i_same,
     "a process measured again": remeasured,
@@ -480,16 +526,37 @@ def test_each_perturbation_reports(label):
     report(PERTURBATIONS[label](copy.deepcopy(sample_data())))
 
 
-def rendered(data):
-    """Both editions of the DeepONet page from `data`, on one line each."""
+def rendered(data, others=None):
+    """Both editions of the DeepONet page from `data`, on one line each; `others`: other
+    snippets' data the page reads (unmeasured unless given)."""
     from measurement import results_of
     from project import rendered_page
 
     env = {"cpu": "CPU", "cores": 2, "python": "3.13.0", "backend": "cpu", "device": "cpu",
            "date": "2026-12-05", "libraries": {"jax": "0.12.0.1"}}
     results = {"deeponet_benchmark": {"environment": env, "quick": False,
-                                      **results_of(data, report(data), FIGURES)}}
+                                      **results_of(data, report(data), FIGURES)},
+               "frameworks_benchmark": None, "designing_for_jit_benchmark": None}
+    for name, other in (others or {}).items():
+        results[name] = {"environment": env, "quick": False, "data": other}
     return rendered_page("deeponet.md", results)
+
+
+def test_the_page_gives_the_other_chapters_medians_of_the_step_at_its_size():
+    size = {"width": 48, "depth": 4}
+    others = {"frameworks_benchmark": {"config": {"batch": 250, **size},
+                                       "steps": {"physics": {"jit": {"timing": t(5.1e-3)}}}},
+              "designing_for_jit_benchmark": {"config": {"batch_size": 250, **size},
+                                              "designs": {"static_self": {"steady": t(3e-3)}}}}
+    pages = rendered(sample_data(), others)
+    assert ("The [frameworks](frameworks.md#one-training-step) (median 5.1 ms) and "
+            "[design](designing-for-jit.md#measured) (median 3 ms) chapters time it") in pages["docs"]
+    assert "5.1 ms" in pages["docs-ko"] and "3 ms" in pages["docs-ko"]
+    others["designing_for_jit_benchmark"]["config"]["batch_size"] = 32  # another size: left out
+    pages = rendered(sample_data(), others)
+    assert "(median 5.1 ms) and [design](designing-for-jit.md#measured) chapters" in pages["docs"]
+    unmeasured = rendered(sample_data())["docs"]
+    assert "[frameworks](frameworks.md#one-training-step) and [design]" in unmeasured
 
 
 @pytest.mark.parametrize("second, en, ko", [
@@ -513,7 +580,9 @@ def test_the_headline_holds_i_fixed_and_says_what_a_new_i_costs():
     faster = rendered(new_i_faster(sample_data()))
     assert "which a compilation per step cannot explain" in faster["docs"]
     assert "컴파일로는 설명되지 않는 차이다" in faster["docs-ko"]
-    assert "the two un-jitted medians were about the same" in rendered(new_i_same(sample_data()))["docs"]
+    same = rendered(new_i_same(sample_data()))
+    assert "the two un-jitted medians, 320 ms and 320 ms, were 1.00× apart" in same["docs"]
+    assert "jit하지 않은 두 스텝의 중앙값은 320 ms와 320 ms로 1.00배 차이가 났다" in same["docs-ko"]
 
 
 def test_the_page_says_how_many_processes_and_how_the_machine_state_held():

@@ -209,7 +209,8 @@ def test_the_steady_steps_are_named_as_this_chapters_own_beside_the_deeponet_cha
     pages = rendered(sample_data())
     assert "this chapter's own measurement. First steps are single stopwatch calls, taken A, B, then C" in pages["docs"]
     assert "in 2 processes of their own: 2.34 ms" in pages["docs"]
-    assert "which gives it a new `i` at every call" in pages["docs"]
+    assert "the chapter's new `i` at every call runs the same compiled program as `i` = 0 here" in pages["docs"]
+    assert "this build does not measure what each of these differences costs" in pages["docs"]
     assert "its [first call](deeponet.md#the-first-call) 1.09 s (median of 4 cold calls)" in pages["docs"]
     assert "이 장이 따로 잰 값이다" in pages["docs-ko"] and "2.34 ms" in pages["docs-ko"]
     assert "[첫 호출](deeponet.md#the-first-call)은 1.09 s였다(캐시를 비운 첫 호출 4번의 중앙값)" in pages["docs-ko"]

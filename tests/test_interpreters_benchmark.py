@@ -145,8 +145,8 @@ def test_the_one_element_row_names_its_values_branch():
     assert python_row({**sample_data(), "one_python_instructions": 7 + 25})["word"] == "dispatch_python_negative"
     assert python_row({**sample_data(), "one_python_instructions": 40})["word"] == "dispatch_python"
     pages = rendered(sample_data())
-    assert "25 bytecode instructions (a positive value)" in pages["docs"]
-    assert "바이트코드 명령어 25개(양수 값 하나)" in pages["docs-ko"]
+    assert "at most 25: the bytecode instructions counted (a positive value)" in pages["docs"]
+    assert "많아야 25번(센 바이트코드 명령어 수, 양수 값 하나)" in pages["docs-ko"]
 
 
 def test_tables_are_words_and_numbers():
@@ -250,6 +250,19 @@ def _set(path, value):
     return change
 
 
+def _append_unspecialized(data):
+    """A loop whose list.append stayed a plain CALL: nothing runs its POP_TOP."""
+    data["bytecode"]["adaptive"] = data["bytecode"]["adaptive"].replace("CALL_LIST_APPEND", "CALL")
+    return data
+
+
+def _handoff(data):
+    """A step by n = 1,000 whose program, unlike the one at n = 100, XLA:CPU hands off."""
+    data = _jit_small(10.0)(data)
+    data["small"].update(flops=[50.0, 500.0, 5000.0], inline_flops=1000)
+    return data
+
+
 # The ways other machines differ (tests/sitebuild/test_perturbations.py re-renders every page).
 PERTURBATIONS = {
     "NumPy faster than jit": _swap("numpy", "jit"),
@@ -270,9 +283,37 @@ PERTURBATIONS = {
     "eager JAX busy on 1.9 cores": _set("threads.eager_cores_busy", 1.9),
     "rungs off the CPU": _set("agreement", {"backend": "tpu", "within": {"rtol": 1e-5, "atol": 2e-5},
                                             "differ": [], "largest": {"NumPy": 6.4e-6, "jax.jit": 0.0}}),
+    "list.append not specialized": _append_unspecialized,
+    "a jitted call steps up 10x by n = 1,000, across XLA:CPU's inline threshold": _handoff,
     "Python 3.11": _set("quickening", {"python": "3.11", "note_python": "3.13", "specialized": [],
                                        "fused": [], "count_unchanged": False}),
 }
+
+
+QUICKENED_TAIL = """ 35   L3:     LOAD_FAST                3 (out)
+              LOAD_ATTR_METHOD_NO_DICT 5 (append + NULL|self)
+              LOAD_FAST_LOAD_FAST     37 (lambda_, y)
+              BINARY_OP_MULTIPLY_FLOAT 5 (*)
+              CALL_LIST_APPEND         1
+              POP_TOP
+              JUMP_BACKWARD           61 (to L1)"""
+
+
+def test_a_specialized_append_that_runs_the_pop_top_after_it_is_named():
+    """CPython 3.13's CALL_LIST_APPEND (3.12's CALL_NO_KW_LIST_APPEND) also runs the POP_TOP
+    after it: one dispatch for two counted instructions."""
+    assert ib.append_skips(QUICKENED_TAIL) == {"kind": "skips", "instruction": "CALL_LIST_APPEND"}
+    old = QUICKENED_TAIL.replace("CALL_LIST_APPEND        ", "CALL_NO_KW_LIST_APPEND  ")
+    assert ib.append_skips(old)["instruction"] == "CALL_NO_KW_LIST_APPEND"
+    assert ib.append_skips(QUICKENED_TAIL.replace("CALL_LIST_APPEND", "CALL"))["kind"] == "none"
+    assert ib.append_skips("FOR_ITER")["kind"] == "none"
+    data = sample_data()
+    data["bytecode"]["adaptive"] = QUICKENED_TAIL
+    pages = rendered(data)
+    assert "fused pairs: `CALL_LIST_APPEND` with the `POP_TOP` after it." in pages["docs"]
+    assert "dispatches one instruction fewer per element than counted" in pages["docs"]
+    assert "`CALL_LIST_APPEND`(바로 뒤의 `POP_TOP`까지)" in pages["docs-ko"]
+    assert "fused pairs: none." in rendered(sample_data())["docs"]
 
 
 @pytest.mark.parametrize("label", PERTURBATIONS)
@@ -313,3 +354,21 @@ def test_page_shows_the_listings_numbers_and_quickening(built_site):
         assert res["data"]["quickening"]["fused"][0] in html  # the superinstructions, in the note
     assert 'src="../measured/interpreters_benchmark/ladder.svg"' in html
     assert str(ROOT) not in html and str(Path.home()) not in html
+
+
+def test_a_step_across_xlas_inline_threshold_is_named_the_likely_handoff_in_both_editions():
+    """Where the call at the largest small n is the first XLA:CPU hands to its threads (by
+    XLA's flop count), the step is most likely that handoff; elsewhere, or off the CPU (no
+    threshold), the page says it does not explain the step."""
+    data = _handoff(sample_data())
+    assert ib.report(data).verdicts["jit_small_work"]["handoff"]
+    pages = {e: " ".join(t.split()) for e, t in rendered(data).items()}
+    assert ("most likely XLA's handoff (not timed on its own here): XLA:CPU runs a program of "
+            "under 1,000 flops on the calling thread") in pages["docs"]
+    assert "XLA counts 500 flops at n = 100, 5,000 at n = 1,000" in pages["docs"]
+    assert "XLA가 일을 넘긴 탓일 가능성이 크다" in pages["docs-ko"]
+    assert "n = 100에서 500 flops, n = 1,000에서 5,000 flops로 센다" in pages["docs-ko"]
+    for inline in (None, 100):  # another backend; a threshold both sizes pass
+        data["small"]["inline_flops"] = inline
+        assert not ib.report(data).verdicts["jit_small_work"]["handoff"]
+        assert "this chapter does not explain" in " ".join(rendered(data)["docs"].split())

@@ -53,9 +53,23 @@ def beside(factor, backend="cpu"):
     return change
 
 
+def add_slowed_at(release, factor=3.0):
+    """Jitted a + b `factor` times slower from `release` on (a PERTURBATIONS change: the
+    step SELU took at the new CPU runtime, a + b takes too)."""
+    def change(data):
+        for stats in data["stats"][data["releases"].index(release):]:
+            for kind in ("absolute", "relative"):
+                t = stats[kind].get("dispatch_jit")
+                if t:
+                    stats[kind]["dispatch_jit"] = {k: x * factor for k, x in t.items()}
+        return data
+    return change
+
+
 # How another build's data differ (tests/sitebuild/test_perturbations.py renders every page
 # from each): the committed dataset stays; this build's SELU chapter beside it moves.
 PERTURBATIONS = {
+    "jitted a + b as much slower as SELU at the new CPU runtime": add_slowed_at("0.4.33", 30.0),
     "this build's SELU chapter 6x faster than the dataset's machine": beside(1 / 6),
     "this build's SELU chapter 3x slower than the dataset's machine": beside(3.0),
     "this build's SELU chapter as fast as the dataset's machine": beside(1.0),
@@ -432,3 +446,53 @@ def test_the_docs_selu_figures_come_from_published_and_the_posts_misquote_is_nam
     assert f"{measurement.fmt_seconds(eager)} eager (the post says {quoted})" in pages["en"]
     assert f"(글은 {quoted}로 옮겼다)" in pages["ko"]
     assert f"is {measurement.fmt_ratio(eager / jit)}." in pages["en"]
+
+
+def test_the_flops_the_page_prints_are_xlas_count_of_the_probes_programs():
+    """XLA:CPU hands a program of INLINE_FLOPS or more to its runtime threads: the
+    chapter prints XLA's count of the probe's SELU at the smaller n and of its a + b."""
+    import importlib.util
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("probe", ROOT / "history" / "probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    flops = lambda f, *args: jax.jit(f).lower(*args).compile().cost_analysis()["flops"]  # noqa: E731
+    n = probe.SIZES[0]
+    assert flops(probe.selu, jnp.arange(n)) == jax_history.SELU_FLOPS_PER_VALUE * n
+    a = jnp.asarray(np.linspace(0, 1, 10, dtype=np.float32))
+    assert flops(lambda a, b: a + b, a, a) == jax_history.ADD_FLOPS
+    assert jax_history.ADD_FLOPS < jax_history.INLINE_FLOPS <= jax_history.SELU_FLOPS_PER_VALUE * n
+
+
+def test_the_handoff_is_named_the_likely_cause_only_where_selu_stepped_and_a_plus_b_did_not():
+    data = measured()
+    v = jax_history.report(data).verdicts["handoff"]
+    assert v == {"kind": "selu_only", "threshold": 1000,
+                 "flops": {"selu": 6 * data["sizes"]["n_small"], "add": 10}}
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    assert "jitted SELU on 1,000 values is 6,000 flops, `a + b` on ten values 10." in pages["en"]
+    assert "So the handoff likely caused SELU's step" in pages["en"]
+    assert "값 1,000개의 jit한 SELU는 6,000 flops, 값 10개의 `a + b`는 10 flops다." in pages["ko"]
+    assert "이 넘겨주기 탓일 가능성이 크다" in pages["ko"]
+    both = add_slowed_at("0.4.33", 30.0)(measured())
+    assert jax_history.report(both).verdicts["handoff"]["kind"] == "other"
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(both)).items()}
+    assert "jitted SELU on 1,000 values is 6,000 flops, `a + b` on ten values 10." in pages["en"]
+    assert "likely caused" not in pages["en"] and "넘겨주기 탓" not in pages["ko"]
+
+
+def test_equal_load_ranges_at_start_and_end_are_said_once():
+    data = measured()
+    data["machine"].update(load_start=[1.03, 1.78], load_end=[1.031, 1.779])  # print alike
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    assert "The kept processes started and ended at a load average of 1.03 to 1.78." in pages["en"]
+    assert "부하 평균은 시작할 때와 끝날 때 모두 1.03~1.78 사이였다." in pages["ko"]
+    data["machine"].update(load_end=[0.5, 2.0])
+    pages = {e: " ".join(t.split()) for e, t in render_both(results_for(data)).items()}
+    assert ("The kept processes started at a load average of 1.03 to 1.78 and ended at 0.5 to 2."
+            in pages["en"])
+    assert "부하 평균은 시작할 때 1.03~1.78, 끝날 때 0.5~2 사이였다." in pages["ko"]

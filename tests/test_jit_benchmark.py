@@ -12,6 +12,7 @@ import jit_benchmark
 import page_templates
 from jit import CASES
 from jit_benchmark import STATED_CASES, report
+from measurement import Timing
 from project import ROOT, quick_results
 
 EDITIONS = {"en": ROOT / "docs", "ko": ROOT / "docs-ko"}
@@ -103,6 +104,28 @@ def _returns_every(step, slow=None):
     return change
 
 
+def _single_returns(late):
+    """The single calls from idle: the first `late` returning just before their result is
+    ready (at 0.9 of their ready time), the others at a tenth of it."""
+    def change(data):
+        d = data["dispatch"]
+        ready = d["one_call_ready"]["samples"]
+        returned = [r * (0.9 if i < late else 0.1) for i, r in enumerate(ready)]
+        d["one_call_returned"] = Timing(returned, 1).as_dict()
+        return data
+    return change
+
+
+def _loops_alike(data):
+    """Every loop as the figure's: the same last return and ready time."""
+    d = data["dispatch"]
+    d["loop_ready"] = Timing([d["ready"][-1]] * d["runs"], 1).as_dict()
+    d["loop_returned"] = Timing([d["returned"][-1]] * d["runs"], 1).as_dict()
+    for run in d["all_runs"]:
+        run["returned"], run["ready"] = list(d["returned"]), list(d["ready"])
+    return data
+
+
 PERTURBATIONS = {
     "single call faster than a loop call": lambda data: _swap(data, "loop_per_call", "one_call_ready"),
     "loop call as fast as a single call":
@@ -122,6 +145,9 @@ PERTURBATIONS = {
     "no XLA:CPU thread plan (another backend)":
         lambda data: _set("break_even.xla_threads", [None] * len(data["break_even"]["n"]))(data),
     "no copy kept in place": _set("in_place_copies", {"kept": 0, "donated": 0}),
+    "every single call returns early": _single_returns(0),
+    "some single calls return only near their ready time": _single_returns(4),
+    "every loop as the figure's": _loops_alike,
 }
 
 
@@ -253,9 +279,46 @@ def test_calls_slow_to_return_are_counted_per_loop(data):
     assert (verdict["kind"], verdict["loops"], verdict["several"]) == ("some", 1, False)
     assert verdict["low"] == verdict["high"] == pytest.approx(1e-3)
     if report(one).verdicts["loop_returns_early"]["winner"] == "returned":
-        assert f"One call in 1 of the {data['dispatch']['runs']} loops took 1 ms to return." in _prose(render(one, "en"))
+        assert f"In 1 of the {data['dispatch']['runs']} loops, one call took 1 ms to return." in _prose(render(one, "en"))
         assert f"루프 {data['dispatch']['runs']}번 가운데 1번에서 반환까지 1 ms 걸린 호출이 하나 있었다." \
             in _prose(render(one, "ko"))
+
+
+def test_single_calls_that_return_only_near_their_ready_time_are_counted(data):
+    """A single call from idle that returned after half its ready time (within CLOSE of
+    it) is late; the page words the split when some, not all, were (both editions)."""
+    calls = data["dispatch"]["singles"]
+    none = report(PERTURBATIONS["every single call returns early"](copy.deepcopy(data))).verdicts
+    assert none["late_single_returns"]["kind"] == "none" and none["late_single_returns"]["late"] == 0
+    some = PERTURBATIONS["some single calls return only near their ready time"](copy.deepcopy(data))
+    verdict = report(some).verdicts["late_single_returns"]
+    assert (verdict["kind"], verdict["late"], verdict["calls"]) == ("some", 4, calls)
+    d = some["dispatch"]
+    pairs = list(zip(d["one_call_returned"]["samples"], d["one_call_ready"]["samples"]))
+    assert verdict["early_high"] == max(r for r, ready in pairs[4:])
+    assert (verdict["low"], verdict["high"]) == (min(r for r, _ in pairs[:4]), max(r for r, _ in pairs[:4]))
+    en, ko = _prose(render(some, "en")), _prose(render(some, "ko"))
+    assert f"(4 of {calls} calls only near their ready time)" in en and f"Of the {calls}, {calls - 4} returned within" in en
+    assert "near their ready time." in en
+    assert f"({calls}번 가운데 4번은 결과가 준비될 무렵에야)" in ko and f"단일 호출 {calls}번 가운데 {calls - 4}번은" in ko
+    for page in (_prose(render(PERTURBATIONS["every single call returns early"](copy.deepcopy(data)), edition))
+                 for edition in EDITIONS):
+        assert "near their ready time" not in page and f"단일 호출 {calls}번" not in page and f"({calls}번 가운데" not in page
+    ready = report(PERTURBATIONS["calls return only when ready"](copy.deepcopy(data))).verdicts
+    assert ready["late_single_returns"]["kind"] == "all"
+
+
+def test_the_slowest_loop_is_named_when_it_differs_from_the_figures(data):
+    d, v = data["dispatch"], report(data).verdicts["slowest_loop"]
+    assert v["slower"] == "slowest" or v["kind"] == "same"
+    assert v["ratio"] == pytest.approx(max(d["loop_ready"]["samples"]) / d["ready"][-1])
+    alike = PERTURBATIONS["every loop as the figure's"](copy.deepcopy(data))
+    assert report(alike).verdicts["slowest_loop"]["kind"] == "same"
+    assert "The slowest loop took" not in _prose(render(alike, "en")) and "가장 느린 루프" not in _prose(render(alike, "ko"))
+    slow = copy.deepcopy(alike)
+    slow["dispatch"]["loop_ready"] = Timing([d["ready"][-1]] * (d["runs"] - 1) + [3 * d["ready"][-1]], 1).as_dict()
+    assert report(slow).verdicts["slowest_loop"]["kind"] == "faster"
+    assert "The slowest loop took" in _prose(render(slow, "en")) and "가장 느린 루프는" in _prose(render(slow, "ko"))
 
 
 def test_page_faults_name_the_cause_only_when_counted_and_many(data):

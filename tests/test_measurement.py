@@ -93,9 +93,11 @@ def test_fmt_ratio_and_table():
     assert fmt_ratio(1.03) == "1.03×" and fmt_ratio(0.13) == "0.13×"  # never "within 1×"
     assert fmt_ratio(1.123) == "1.12×" and fmt_ratio(1.2) == "1.2×"  # past SAME, not "1.1×"
     assert fmt_ratio(1.10) == "1.1×"  # SAME itself
-    # either side of CLOSE (= MOVED) never prints as it: "1.99×, under the 2×"
+    # beside SAME or CLOSE (= MOVED), never printed as the threshold: "1.97×, under the 2×"
     assert [fmt_ratio(r) for r in (1.94, 1.97, 1.999, 2.0, 2.0001, 2.04, 2.06)] == [
-        "1.9×", "1.97×", "1.99×", "2×", "2.01×", "2.04×", "2.1×"]
+        "1.9×", "1.97×", "1.999×", "2×", "2.0001×", "2.04×", "2.1×"]
+    assert [fmt_ratio(r) for r in (1.098, 1.1002, 1.104, 1.123)] == [
+        "1.098×", "1.1002×", "1.104×", "1.12×"]
     assert markdown_table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n"
 
 

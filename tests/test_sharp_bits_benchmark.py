@@ -121,7 +121,22 @@ def test_the_errors_table_holds_names_and_word_keys():
     rows = bench.report(_data()).tables["errors"].rows
     assert rows[0] == [{"word": "case_branch"}, {"word": "at_tracing"},
                        "`jax.errors.TracerBoolConversionError`", "`TypeError`"]
-    assert rows[1][1:3] == [{"word": "at_none"}, {"word": "silent"}]
+    assert rows[1][1:3] == [{"word": "at_none"}, {"word": "silent_compiles_slower"}]
+
+
+@pytest.mark.parametrize("change, name, cell", [
+    (lambda d: d, "trace_time", "silent"),
+    (lambda d: d, "loop", "silent_compiles_slower"),
+    (_steady(3.0), "loop", "silent_slower"),
+    (_swap_first, "loop", "silent_longer"),
+    (_same_first, "loop", "silent_longer")])
+def test_a_pitfall_that_raises_nothing_gets_a_word_of_its_own(change, name, cell):
+    """A global read while tracing goes wrong silently; an unrolled loop gives the same
+    results, and its cell says what the loops' verdicts found it costs instead."""
+    data = change(_data())
+    data["errors"] = {name: {"error": None, "message": "", "raised_at": None, "bases": [],
+                             "fixes": {}, "variants": {}}}
+    assert bench.report(data).tables["errors"].rows[0][2] == {"word": cell}
 
 
 def test_loops_table_gives_fastest_to_slowest_compilation():

@@ -117,6 +117,16 @@ def _run_ahead(count):
     return change
 
 
+def _blocking_rest(factor):
+    """Iterations 1 to n-1 of the blocking loop `factor` times the original's, in sum."""
+    def change(data):
+        blocking = data["timeline"]["blocking"] = copy.deepcopy(_loop(data, "blocking"))
+        blocking["rest"] = _loop(data, "original")["rest"] * factor
+        blocking["total"] = blocking["first"] + blocking["rest"]
+        return data
+    return change
+
+
 def _full_build(step_difference, kept_alive):
     """The cases a full build runs (quick mode runs one), with these outcomes."""
     def change(data):
@@ -156,6 +166,8 @@ PERTURBATIONS = {
     "a run-ahead, then slow iterations": _slow_level,
     "a run-ahead, then 1.5 steps each": _level(1.5),
     "a run-ahead, then 0.7 steps each": _level(0.7),
+    "blocking on every step: 1.5x slower in all": _blocking_rest(1.5),
+    "blocking on every step: 1.5x faster in all": _blocking_rest(1 / 1.5),
     "full build: bit-identical steps, old model kept": _full_build(0.0, True),
     "full build: steps differing in the last bits, old model freed": _full_build(1e-7, False),
 }
@@ -259,6 +271,24 @@ def test_swapped_timings_swap_the_winner():
     data = PERTURBATIONS["un-jitted evaluation faster than the jitted one"](_data())
     assert bench.report(data).verdicts["evaluation"]["winner"] == "eager_eval"
     assert bench.report(_no_slower_logging(_data())).verdicts["logging_vs_other"]["kind"] == "same"
+
+
+@pytest.mark.parametrize("factor, winner, en", [
+    (1.0, None, ", yet here the 29 later iterations took"),
+    (1.05, None, ", yet here the 29 later iterations took"),
+    (1 / 1.5, "blocking", ", yet here the 29 later iterations took"),
+    (1.5, "original", "meanwhile: here the 29 later iterations took")])
+def test_what_blocking_cost_is_read_from_the_sums_of_the_later_iterations(factor, winner, en):
+    """The page says blocking kept Python from running ahead at a cost only where the
+    blocking loop's iterations 1 to n-1 took measurably longer, in sum, than the original's."""
+    data = _blocking_rest(factor)(_data())
+    verdict = bench.report(data).verdicts["blocking"]
+    assert verdict["winner"] == winner
+    assert verdict["reads"] == ["timeline.original.rest", "timeline.blocking.rest"]
+    pages = rendered(data)
+    assert en in pages["docs"] and "이후 29번의 반복이" in pages["docs-ko"]
+    assert ("the step, not Python, set the pace" in pages["docs"]) == (winner != "original")
+    assert ("속도를 정한 것은 Python이 아니라 스텝이었다" in pages["docs-ko"]) == (winner != "original")
 
 
 def test_tables_hold_word_keys_and_numbers():

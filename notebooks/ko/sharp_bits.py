@@ -1,6 +1,6 @@
 # ---
 # jupyter:
-#   translated_from: 854ef1aaa225
+#   translated_from: 4f4ed2235ff5
 # ---
 
 # %% [markdown]
@@ -15,11 +15,14 @@
 
 
 def show(call):
-    """`call()`을 호출해 그 값을 출력한다. 오류가 나면 그 오류를 출력한다(메시지의 첫 줄)."""
+    """`call()`을 호출해 그 값을 출력한다. 오류가 나면 그 오류를 출력한다(메시지의 첫 줄,
+    그 줄이 콜론으로 끝나면 비어 있지 않은 다음 줄까지)."""
     try:
         print(call())
     except Exception as error:  # 아래의 함정은 일부러 실패한다
-        print(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+        first, *rest = str(error).splitlines() or [""]
+        more = [line for line in rest if line.strip()][:1] if first.endswith(":") else []
+        print(f"{type(error).__name__}: {first}", *more, sep="\n")
 
 
 # %% [markdown]

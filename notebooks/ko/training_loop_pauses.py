@@ -4,7 +4,7 @@
 # ---
 
 # %% [markdown]
-# # 노트북: jit한 학습 루프는 왜 멈칫하나
+# # 노트북: 학습 루프(training loop)는 왜 멈칫하나
 #
 # [학습 루프 장](../../training-loop-pauses/)의 코드를 이 사이트를 빌드하면서 실행한 노트북이다.
 # 몇 초 안에 끝나도록 아주 작은 크기로 실행한다. 코드 셀은 `snippets/training_loop_pauses.py`와
