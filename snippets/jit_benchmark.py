@@ -403,13 +403,17 @@ def slowest_loop(d) -> dict:
 def shown_loop_row(d) -> list:
     """The table's loop row: the loop the figure draws (the median by its last ready
     time), its own last return, last ready time and their ratio; in brackets, the
-    interquartile range over all the loops (of each loop's own ratio, for the ratio)."""
+    fastest to the slowest of all the loops (each loop's own ratio, for the ratio),
+    which holds the figure's loop as an interquartile range need not."""
     returned, ready = d["returned"][-1], d["ready"][-1]
-    ratios = Timing([r["ready"][-1] / r["returned"][-1] for r in d["all_runs"]], 1)
+    ratios = [r["ready"][-1] / r["returned"][-1] for r in d["all_runs"]]
+
+    def span(t):
+        return [min(t["samples"]), max(t["samples"])]
     return [word("loop", calls=d["calls"], runs=d["runs"]),
-            {"timing": [returned, d["loop_returned"]["q1"], d["loop_returned"]["q3"]]},
-            {"timing": [ready, d["loop_ready"]["q1"], d["loop_ready"]["q3"]]},
-            {"ratio": ready / returned, "range": [ratios.q1, ratios.q3]}]
+            {"timing": [returned, *span(d["loop_returned"])]},
+            {"timing": [ready, *span(d["loop_ready"])]},
+            {"ratio": ready / returned, "range": [min(ratios), max(ratios)]}]
 
 
 def report(data: dict) -> Report:

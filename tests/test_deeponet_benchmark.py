@@ -587,7 +587,7 @@ def test_the_headline_holds_i_fixed_and_says_what_a_new_i_costs():
 
 def test_the_page_says_how_many_processes_and_how_the_machine_state_held():
     steady, again, kept = (rendered(f(sample_data())) for f in (lambda d: d, remeasured, moved))
-    assert "this one measurement: 2 fresh processes" in steady["docs"]
+    assert "on the home page come from 2 fresh processes" in steady["docs"]
     assert "between 2.45 ms and 2.52 ms" in steady["docs"]  # each process's median
     assert "moved by up to 1.5× within a process, under the 2× that counts as a move" in steady["docs"]
     assert "한 프로세스 안에서 최대 1.5배 움직였다" in steady["docs-ko"]

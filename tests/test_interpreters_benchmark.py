@@ -179,7 +179,7 @@ def test_a_single_loop_is_said_only_where_xla_made_one_fusion():
 def test_the_compiled_rungs_are_named_as_the_selu_chapters_measurement():
     pages = rendered(sample_data())
     assert "NumPy, eager JAX and `jax.jit` are the [SELU chapter's measurement]" in pages["docs"]
-    assert "in each of 2 fresh processes (5 samples in each, pooled)" in pages["docs"]
+    assert "in each of 2 fresh processes (5 samples each, pooled)" in pages["docs"]
     assert "[SELU 장의 측정]" in pages["docs-ko"]
 
 

@@ -392,7 +392,7 @@ def test_a_largest_step_or_slowest_release_clear_of_the_spread_but_under_the_thr
     pages = {e: " ".join(t.split()) for e, t in render_both(results).items()}
     first, slow = worst["names"]
     assert ("no step between neighbouring releases moved by 1.1× or more clear of the spread "
-            "between processes (the largest clear of it, from 0.4.30 to 0.4.31: medians "
+            "between processes (largest clear of it: 0.4.30 to 0.4.31, medians "
             "1.06× apart)") in pages["en"]
     assert (f"its slowest later release, {slow}, was less than 1.1× slower than {first} "
             "(medians 1.04× apart)") in pages["en"]
